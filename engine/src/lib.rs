@@ -1,0 +1,5 @@
+//! The engine library: positions, labeled-position formats, the tunable
+//! evaluation, search, and the formats shared by the toolchain's tools.
+
+pub mod eval;
+pub mod position;
