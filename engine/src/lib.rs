@@ -2,4 +2,5 @@
 //! evaluation, search, and the formats shared by the toolchain's tools.
 
 pub mod eval;
+pub mod labeled;
 pub mod position;

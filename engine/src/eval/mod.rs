@@ -1,33 +1,349 @@
-//! Static evaluation (placeholder: material only, replaced by the tunable
-//! evaluation; the public API below is stable).
+//! The tunable static evaluation: one source of truth for play and tuning.
+//!
+//! * [`schema`] declares every weight once (name, length, group, bounds);
+//!   `params.rs` (generated, never edited by hand) holds the compiled
+//!   defaults; [`params_file`] reads and writes the human-readable text form;
+//!   [`codegen`] writes `params.rs`.
+//! * [`terms`] computes every feature once, generic over an [`Accumulator`].
+//!   [`evaluate`] runs it with a weight-summing accumulator; [`trace`] runs
+//!   it with a recording one and returns the exact sparse coefficients
+//!   ([`Trace`]), from which [`Trace::evaluate`] and [`Trace::gradient`] give
+//!   the evaluation and its exact gradient for *any* weights.
+//!
+//! Invariant: for every legal position and every `Params`,
+//! `trace(pos).evaluate(params) == evaluate(pos, params)`, bit for bit.
 
-use shakmaty::{Chess, Color, Position, Role};
+pub mod codegen;
+pub mod params;
+pub mod params_file;
+pub mod schema;
+pub mod terms;
 
-/// The evaluation's weights.
-#[derive(Clone, Debug, Default)]
-pub struct Params {}
+use shakmaty::{Chess, Color, Position};
+
+pub use schema::{BLOCKS, Block, BlockInfo, Group, Layout, NUM_ENTRIES};
+pub use terms::{MAX_PHASE, SCALE_NORMAL, TaperInfo};
+
+/// A middlegame/endgame pair of centipawn values: one entry of the
+/// evaluation's weights.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct S {
+    /// Middlegame value.
+    pub mg: i32,
+    /// Endgame value.
+    pub eg: i32,
+}
+
+impl S {
+    /// Both phases zero.
+    pub const ZERO: S = S { mg: 0, eg: 0 };
+}
+
+/// Shorthand constructor used by the generated `params.rs`.
+pub const fn s(mg: i32, eg: i32) -> S {
+    S { mg, eg }
+}
+
+/// Which half of an entry a scalar parameter is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// The middlegame value (`.mg`).
+    Mg,
+    /// The endgame value (`.eg`).
+    Eg,
+}
+
+/// All weights of the evaluation, as a flat array of entries laid out by
+/// [`schema`]. Scalar parameter `i` is entry `i / 2`, phase `i % 2`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Params {
+    /// The entries, indexed by the [`schema::blocks`] constants.
+    pub entries: [S; NUM_ENTRIES],
+}
+
+/// The compiled default weights (from the generated `params.rs`).
+pub const DEFAULT_PARAMS: Params = Params {
+    entries: schema::compiled_defaults(),
+};
+
+impl Default for Params {
+    fn default() -> Self {
+        DEFAULT_PARAMS
+    }
+}
 
 impl Params {
+    /// Number of scalar parameters (two per entry).
+    pub const NUM_SCALARS: usize = 2 * NUM_ENTRIES;
+
     /// The compiled default weights.
     pub fn defaults() -> Self {
-        Params {}
+        DEFAULT_PARAMS
+    }
+
+    /// Scalar parameter `i` (see [`Params`] for the layout).
+    pub fn scalar(&self, i: usize) -> i32 {
+        let e = &self.entries[i / 2];
+        if i % 2 == 0 { e.mg } else { e.eg }
+    }
+
+    /// Sets scalar parameter `i`.
+    pub fn set_scalar(&mut self, i: usize, value: i32) {
+        let e = &mut self.entries[i / 2];
+        if i % 2 == 0 {
+            e.mg = value
+        } else {
+            e.eg = value
+        }
+    }
+
+    /// All scalars in index order.
+    pub fn to_scalars(&self) -> Vec<i32> {
+        (0..Self::NUM_SCALARS).map(|i| self.scalar(i)).collect()
+    }
+
+    /// Builds weights from scalars in index order.
+    ///
+    /// # Panics
+    /// When `values.len()` is not [`Params::NUM_SCALARS`].
+    pub fn from_scalars(values: &[i32]) -> Self {
+        assert_eq!(values.len(), Self::NUM_SCALARS);
+        let mut p = DEFAULT_PARAMS;
+        for (i, v) in values.iter().enumerate() {
+            p.set_scalar(i, *v);
+        }
+        p
+    }
+
+    /// Loads a params text file (see [`params_file`]); parameters missing
+    /// from the file keep their compiled defaults.
+    ///
+    /// # Errors
+    /// I/O failures and malformed lines, with the line number.
+    pub fn load_file(path: &std::path::Path) -> Result<Params, params_file::ParamsFileError> {
+        params_file::read_file(path).map(|loaded| loaded.params)
+    }
+}
+
+/// Receives the features of a position: entry `entry` applies `coef` times
+/// (positive favours White). The evaluation terms are generic over it.
+pub trait Accumulator {
+    /// Records `coef` occurrences of entry `entry`.
+    fn add(&mut self, entry: usize, coef: i32);
+}
+
+/// Play-mode accumulator: sums the weights directly.
+struct WeightSum<'a> {
+    weights: &'a [S; NUM_ENTRIES],
+    mg: i32,
+    eg: i32,
+}
+
+impl Accumulator for WeightSum<'_> {
+    #[inline(always)]
+    fn add(&mut self, entry: usize, coef: i32) {
+        let w = self.weights[entry];
+        self.mg += w.mg * coef;
+        self.eg += w.eg * coef;
     }
 }
 
 /// Evaluates `pos` in centipawns from the side to move's point of view.
-pub fn evaluate(pos: &Chess, _params: &Params) -> i32 {
-    let b = pos.board();
-    let mut s = 0;
-    for (role, v) in [
-        (Role::Pawn, 100),
-        (Role::Knight, 320),
-        (Role::Bishop, 330),
-        (Role::Rook, 500),
-        (Role::Queen, 950),
-    ] {
-        s += v
-            * ((b.by_role(role) & b.white()).count() as i32
-                - (b.by_role(role) & b.black()).count() as i32);
+///
+/// # Examples
+/// ```
+/// use engine::eval::{evaluate, Params};
+/// let start = shakmaty::Chess::default();
+/// let score = evaluate(&start, &Params::defaults());
+/// assert!(score.abs() < 100);
+/// ```
+pub fn evaluate(pos: &Chess, params: &Params) -> i32 {
+    let mut acc = WeightSum {
+        weights: &params.entries,
+        mg: 0,
+        eg: 0,
+    };
+    let info = terms::evaluate_terms(pos, &mut acc);
+    let white = terms::taper(acc.mg, acc.eg, &info);
+    match pos.turn() {
+        Color::White => white,
+        Color::Black => -white,
     }
-    if pos.turn() == Color::White { s } else { -s }
+}
+
+/// One nonzero coefficient of a trace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TraceEntry {
+    /// Entry index (see [`schema::blocks`]).
+    pub entry: u16,
+    /// Net count, White-relative.
+    pub coef: i16,
+}
+
+/// The exact, sparse linear form of a position's evaluation: with it the
+/// evaluation and its gradient for any weights are dot products.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Trace {
+    /// Nonzero coefficients, sorted by entry.
+    pub entries: Vec<TraceEntry>,
+    /// Phase and scale factors for the taper.
+    pub taper: TaperInfo,
+    /// The side to move (the evaluation's point of view).
+    pub turn: Color,
+}
+
+impl Trace {
+    /// The White-relative middlegame and endgame sums under `params`.
+    pub fn sums(&self, params: &Params) -> (i32, i32) {
+        let (mut mg, mut eg) = (0, 0);
+        for t in &self.entries {
+            let w = params.entries[t.entry as usize];
+            mg += w.mg * t.coef as i32;
+            eg += w.eg * t.coef as i32;
+        }
+        (mg, eg)
+    }
+
+    /// The evaluation (side to move's view) under `params`; equals
+    /// [`evaluate`] of the traced position exactly.
+    pub fn evaluate(&self, params: &Params) -> i32 {
+        let (mg, eg) = self.sums(params);
+        let white = terms::taper(mg, eg, &self.taper);
+        match self.turn {
+            Color::White => white,
+            Color::Black => -white,
+        }
+    }
+
+    /// The exact partial derivatives of the (untruncated) evaluation, side to
+    /// move's view, with respect to each scalar parameter this position
+    /// touches: `(scalar index, d eval / d param)`. The endgame scale that
+    /// applies depends on the sign of the endgame sum under `params`.
+    pub fn gradient(&self, params: &Params) -> Vec<(usize, f64)> {
+        let (_, eg) = self.sums(params);
+        let (mg_factor, eg_factor) = self.phase_factors(eg);
+        self.entries
+            .iter()
+            .flat_map(|t| {
+                let c = t.coef as f64;
+                let e = t.entry as usize;
+                [(2 * e, c * mg_factor), (2 * e + 1, c * eg_factor)]
+            })
+            .collect()
+    }
+
+    /// d eval / d mg-sum and d eval / d eg-sum (side to move's view) for an
+    /// endgame sum `eg`.
+    pub fn phase_factors(&self, eg: i32) -> (f64, f64) {
+        let scale = if eg > 0 {
+            self.taper.scale_white
+        } else {
+            self.taper.scale_black
+        } as f64;
+        let stm = match self.turn {
+            Color::White => 1.0,
+            Color::Black => -1.0,
+        };
+        let phase = self.taper.phase as f64;
+        let max = MAX_PHASE as f64;
+        (
+            stm * phase / max,
+            stm * (max - phase) / max * scale / SCALE_NORMAL as f64,
+        )
+    }
+}
+
+/// Trace-mode accumulator: dense coefficients plus the list of touched
+/// entries, turned into a sorted sparse [`Trace`] at the end.
+struct Recorder {
+    coefs: [i32; NUM_ENTRIES],
+    touched: Vec<u16>,
+}
+
+impl Accumulator for Recorder {
+    #[inline(always)]
+    fn add(&mut self, entry: usize, coef: i32) {
+        if self.coefs[entry] == 0 {
+            self.touched.push(entry as u16);
+        }
+        self.coefs[entry] += coef;
+    }
+}
+
+/// Records the exact sparse coefficients of every parameter in the
+/// evaluation of `pos`.
+pub fn trace(pos: &Chess) -> Trace {
+    let mut rec = Recorder {
+        coefs: [0; NUM_ENTRIES],
+        touched: Vec::with_capacity(96),
+    };
+    let taper = terms::evaluate_terms(pos, &mut rec);
+    rec.touched.sort_unstable();
+    rec.touched.dedup();
+    let entries = rec
+        .touched
+        .iter()
+        .filter_map(|&e| {
+            let c = rec.coefs[e as usize];
+            (c != 0).then(|| TraceEntry {
+                entry: e,
+                coef: i16::try_from(c).expect("feature counts fit in i16"),
+            })
+        })
+        .collect();
+    Trace {
+        entries,
+        taper,
+        turn: pos.turn(),
+    }
+}
+
+/// The evaluation split by term group and side, for `engine eval`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Breakdown {
+    /// Per group: White's and Black's (mg, eg) contributions, each from its
+    /// own side's point of view (positive is good for that side).
+    pub groups: Vec<(Group, [S; 2])>,
+    /// Phase and scale factors.
+    pub taper: TaperInfo,
+    /// The evaluation from the side to move's view (same as [`evaluate`]).
+    pub score: i32,
+}
+
+struct GroupSum<'a> {
+    weights: &'a [S; NUM_ENTRIES],
+    group_of_entry: Vec<usize>,
+    sums: Vec<[S; 2]>,
+}
+
+impl Accumulator for GroupSum<'_> {
+    fn add(&mut self, entry: usize, coef: i32) {
+        let w = self.weights[entry];
+        let side = usize::from(coef < 0);
+        let g = &mut self.sums[self.group_of_entry[entry]][side];
+        g.mg += w.mg * coef.abs();
+        g.eg += w.eg * coef.abs();
+    }
+}
+
+/// Evaluates `pos` and reports each group's contribution for each side.
+pub fn breakdown(pos: &Chess, params: &Params) -> Breakdown {
+    let mut group_of_entry = vec![0; NUM_ENTRIES];
+    for b in BLOCKS {
+        let gi = Group::ALL.iter().position(|g| *g == b.group).unwrap_or(0);
+        for e in b.block.start..b.block.start + b.block.len {
+            group_of_entry[e] = gi;
+        }
+    }
+    let mut acc = GroupSum {
+        weights: &params.entries,
+        group_of_entry,
+        sums: vec![[S::ZERO; 2]; Group::ALL.len()],
+    };
+    let taper = terms::evaluate_terms(pos, &mut acc);
+    Breakdown {
+        groups: Group::ALL.iter().copied().zip(acc.sums).collect(),
+        taper,
+        score: evaluate(pos, params),
+    }
 }

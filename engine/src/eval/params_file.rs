@@ -1,0 +1,277 @@
+//! The human-readable params text file: one scalar per line, `name value`.
+//!
+//! Names are `block.mg`/`block.eg` for one-entry blocks and
+//! `block[label].mg` otherwise, where the label is an index (`[3]`), a piece
+//! type (`[knight]`) or a square (`[e4]`), as the block's [`Layout`] says.
+//! Blank lines and lines starting with `#` are ignored. Files are read *by
+//! name*: a name the engine does not know is skipped with a warning, and a
+//! parameter the file does not mention keeps its compiled default (also
+//! with a warning), so files survive parameters being added or removed.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+use super::schema::{BLOCKS, Layout};
+use super::{DEFAULT_PARAMS, Params};
+
+const ROLE_LABELS: [&str; 6] = ["pawn", "knight", "bishop", "rook", "queen", "king"];
+
+/// Errors reading a params file.
+#[derive(Debug, Error)]
+pub enum ParamsFileError {
+    /// The file could not be read.
+    #[error("cannot read params file {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// The cause.
+        source: std::io::Error,
+    },
+    /// A line is not `name value`.
+    #[error("{path}:{line}: expected `name value`, found {text:?}")]
+    Malformed {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line number.
+        line: usize,
+        /// The line.
+        text: String,
+    },
+    /// The value is not an integer.
+    #[error("{path}:{line}: value of {name} is not an integer: {value:?}")]
+    BadValue {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line number.
+        line: usize,
+        /// The parameter.
+        name: String,
+        /// The text found.
+        value: String,
+    },
+    /// The same parameter appears twice.
+    #[error("{path}:{line}: {name} is set twice")]
+    Duplicate {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line number.
+        line: usize,
+        /// The parameter.
+        name: String,
+    },
+}
+
+/// A loaded params file and what did not match the declaration.
+#[derive(Debug, Clone)]
+pub struct LoadedParams {
+    /// The weights (defaults where the file is silent).
+    pub params: Params,
+    /// Names in the file that the engine does not declare.
+    pub unknown: Vec<String>,
+    /// Declared names the file does not set.
+    pub missing: Vec<String>,
+}
+
+impl LoadedParams {
+    /// Human-readable warnings for unknown and missing names (summarised
+    /// when there are many).
+    pub fn warnings(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (what, names) in [
+            ("unknown parameter (ignored)", &self.unknown),
+            ("parameter not in file (default kept)", &self.missing),
+        ] {
+            if names.is_empty() {
+                continue;
+            }
+            let shown: Vec<&str> = names.iter().take(5).map(String::as_str).collect();
+            let more = if names.len() > 5 {
+                format!(" and {} more", names.len() - 5)
+            } else {
+                String::new()
+            };
+            out.push(format!("{what}: {}{more}", shown.join(", ")));
+        }
+        out
+    }
+}
+
+/// The label of element `i` of a block with the given layout (empty for
+/// scalars).
+pub fn element_label(layout: Layout, i: usize) -> String {
+    match layout {
+        Layout::Scalar => String::new(),
+        Layout::List => format!("[{i}]"),
+        Layout::Role => format!("[{}]", ROLE_LABELS[i]),
+        Layout::Board => {
+            let file = (b'a' + (i % 8) as u8) as char;
+            format!("[{file}{}]", i / 8 + 1)
+        }
+    }
+}
+
+/// The name of scalar parameter `i` in the params file.
+pub fn scalar_name(i: usize) -> String {
+    let entry = i / 2;
+    let phase = if i % 2 == 0 { "mg" } else { "eg" };
+    let b = BLOCKS
+        .iter()
+        .find(|b| entry >= b.block.start && entry < b.block.start + b.block.len)
+        .expect("every entry belongs to a block");
+    format!(
+        "{}{}.{phase}",
+        b.name,
+        element_label(b.layout, entry - b.block.start)
+    )
+}
+
+/// Every scalar name, in index order.
+pub fn scalar_names() -> Vec<String> {
+    (0..Params::NUM_SCALARS).map(scalar_name).collect()
+}
+
+/// Writes `params` in the text format, with a comment header and a comment
+/// line before each block.
+pub fn to_text(params: &Params, header: &[String]) -> String {
+    let mut out = String::new();
+    for line in header {
+        let _ = writeln!(out, "# {line}");
+    }
+    for b in BLOCKS {
+        let _ = writeln!(out, "# {} ({}): {}", b.name, b.group.name(), b.doc.trim());
+        for i in 0..b.block.len {
+            let e = params.entries[b.block.start + i];
+            let label = element_label(b.layout, i);
+            let _ = writeln!(out, "{}{label}.mg {}", b.name, e.mg);
+            let _ = writeln!(out, "{}{label}.eg {}", b.name, e.eg);
+        }
+    }
+    out
+}
+
+/// Parses the text format; `path` only names the source in errors.
+///
+/// # Errors
+/// Malformed lines, non-integer values and duplicates, with line numbers.
+pub fn parse(text: &str, path: &Path) -> Result<LoadedParams, ParamsFileError> {
+    let names = scalar_names();
+    let index: HashMap<&str, usize> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i))
+        .collect();
+    let mut params = DEFAULT_PARAMS;
+    let mut seen = vec![false; names.len()];
+    let mut unknown = Vec::new();
+    for (n, raw) in text.lines().enumerate() {
+        let line = n + 1;
+        let trimmed = raw.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let mut fields = trimmed.split_whitespace();
+        let (Some(name), Some(value), None) = (fields.next(), fields.next(), fields.next()) else {
+            return Err(ParamsFileError::Malformed {
+                path: path.to_path_buf(),
+                line,
+                text: raw.to_string(),
+            });
+        };
+        let Ok(value) = value.parse::<i32>() else {
+            return Err(ParamsFileError::BadValue {
+                path: path.to_path_buf(),
+                line,
+                name: name.to_string(),
+                value: value.to_string(),
+            });
+        };
+        match index.get(name) {
+            Some(&i) => {
+                if seen[i] {
+                    return Err(ParamsFileError::Duplicate {
+                        path: path.to_path_buf(),
+                        line,
+                        name: name.to_string(),
+                    });
+                }
+                seen[i] = true;
+                params.set_scalar(i, value);
+            }
+            None => unknown.push(name.to_string()),
+        }
+    }
+    let missing = names
+        .into_iter()
+        .zip(seen)
+        .filter_map(|(n, s)| (!s).then_some(n))
+        .collect();
+    Ok(LoadedParams {
+        params,
+        unknown,
+        missing,
+    })
+}
+
+/// Reads a params file.
+///
+/// # Errors
+/// See [`ParamsFileError`].
+pub fn read_file(path: &Path) -> Result<LoadedParams, ParamsFileError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ParamsFileError::Io {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    parse(&text, path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_round_trip() {
+        let mut p = Params::defaults();
+        p.set_scalar(7, 1234);
+        p.set_scalar(Params::NUM_SCALARS - 1, -5);
+        let text = to_text(&p, &["test".into()]);
+        let loaded = parse(&text, Path::new("x")).unwrap();
+        assert_eq!(loaded.params, p);
+        assert!(loaded.unknown.is_empty() && loaded.missing.is_empty());
+    }
+
+    #[test]
+    fn names_are_unique_and_readable() {
+        let names = scalar_names();
+        let set: std::collections::HashSet<_> = names.iter().collect();
+        assert_eq!(set.len(), names.len());
+        assert!(names.contains(&"material[knight].mg".to_string()));
+        assert!(names.contains(&"pst_king[g1].eg".to_string()));
+        assert!(names.contains(&"tempo.mg".to_string()));
+    }
+
+    #[test]
+    fn unknown_and_missing_are_tolerated_and_bad_lines_rejected() {
+        let loaded = parse(
+            "# c\nmaterial[knight].mg 300\nno_such.mg 5\n",
+            Path::new("f"),
+        )
+        .unwrap();
+        assert_eq!(
+            loaded.params.entries[super::super::schema::blocks::material.at(1)].mg,
+            300
+        );
+        assert_eq!(loaded.unknown, vec!["no_such.mg".to_string()]);
+        assert_eq!(loaded.missing.len(), Params::NUM_SCALARS - 1);
+        assert!(!loaded.warnings().is_empty());
+
+        let err = parse("tempo.mg 1\ntempo.eg x\n", Path::new("f")).unwrap_err();
+        assert!(err.to_string().contains("f:2"), "{err}");
+        let err = parse("tempo.mg\n", Path::new("f")).unwrap_err();
+        assert!(matches!(err, ParamsFileError::Malformed { line: 1, .. }));
+        let err = parse("tempo.mg 1\ntempo.mg 2\n", Path::new("f")).unwrap_err();
+        assert!(matches!(err, ParamsFileError::Duplicate { line: 2, .. }));
+    }
+}

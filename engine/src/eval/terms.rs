@@ -1,0 +1,565 @@
+//! The evaluation terms, each written exactly once.
+//!
+//! Every function here is generic over an [`Accumulator`]: it never reads a
+//! weight, it only reports "entry `e` applies `coef` times" (positive
+//! coefficients favour White). Summing weights gives the evaluation used in
+//! play; recording the coefficients gives the tuner's trace. Because both
+//! come from this one code path, `dot(params, trace) == evaluate` holds by
+//! construction, and a test checks it on real positions.
+//!
+//! Conventions: squares are seen from the side being evaluated
+//! (`relative(color, sq)` mirrors Black's), ranks are 0-based relative ranks,
+//! piece types index role-shaped blocks as pawn = 0 … king = 5. Constants in
+//! this file that are *not* weights (attack units, phase weights, scale
+//! factors) are named at the top; they shape features, the tuner does not
+//! change them.
+
+use shakmaty::attacks::{
+    bishop_attacks, king_attacks, knight_attacks, queen_attacks, rook_attacks,
+};
+use shakmaty::{Bitboard, Board, Color, Position, Role, Square};
+
+use super::Accumulator;
+use super::schema::blocks;
+
+/// Game-phase weight of each piece type (pawn … king); a full board is
+/// [`MAX_PHASE`].
+pub const PHASE_WEIGHTS: [i32; 6] = [0, 1, 1, 2, 4, 0];
+/// Phase of the starting position; the middlegame weight is `phase / MAX_PHASE`.
+pub const MAX_PHASE: i32 = 24;
+/// The endgame scale factor that leaves the endgame score unchanged.
+pub const SCALE_NORMAL: i32 = 128;
+/// Scale when the stronger side has only bishops of opposite colours and pawns.
+const SCALE_PURE_OPPOSITE_BISHOPS: i32 = 64;
+/// Scale with opposite-coloured bishops and other pieces.
+const SCALE_OPPOSITE_BISHOPS_WITH_PIECES: i32 = 96;
+/// Scale when the stronger side has no pawns and at most a minor piece more.
+const SCALE_NO_PAWNS_SMALL_EDGE: i32 = 16;
+/// Scale when the stronger side has no pawns and only a minor piece or less.
+const SCALE_CANNOT_MATE: i32 = 0;
+/// Material units (pawn = 1) used only to classify drawish material.
+const SCALE_MATERIAL_UNITS: [i32; 6] = [1, 3, 3, 5, 9, 0];
+/// King-zone attack units per attacked zone square, by attacker type.
+const ATTACK_UNITS: [i32; 6] = [0, 2, 2, 3, 5, 0];
+/// Attack units for having a safe check available, by checking piece type.
+const SAFE_CHECK_UNITS: [i32; 6] = [0, 3, 3, 4, 3, 0];
+/// Largest attack-counter value (the table's last entry).
+const MAX_ATTACK_COUNTER: i32 = 63;
+
+const FILE_A: u64 = 0x0101_0101_0101_0101;
+const NOT_FILE_A: u64 = !FILE_A;
+const NOT_FILE_H: u64 = !(FILE_A << 7);
+
+/// What the taper needs besides the accumulated mg/eg sums.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TaperInfo {
+    /// 0 (bare kings and pawns) … [`MAX_PHASE`] (all pieces on the board).
+    pub phase: i32,
+    /// Endgame scale (of [`SCALE_NORMAL`]) when White is the stronger side.
+    pub scale_white: i32,
+    /// Endgame scale when Black is the stronger side.
+    pub scale_black: i32,
+}
+
+/// Combines middlegame and endgame sums (White-relative) into one
+/// White-relative score. The scale of the side the endgame score favours
+/// applies. Integer arithmetic, truncating toward zero, so that a position
+/// and its colour mirror get exactly opposite scores.
+#[inline]
+pub fn taper(mg: i32, eg: i32, info: &TaperInfo) -> i32 {
+    let scale = if eg > 0 {
+        info.scale_white
+    } else {
+        info.scale_black
+    };
+    let numerator = mg as i64 * info.phase as i64 * SCALE_NORMAL as i64
+        + eg as i64 * (MAX_PHASE - info.phase) as i64 * scale as i64;
+    (numerator / (MAX_PHASE as i64 * SCALE_NORMAL as i64)) as i32
+}
+
+#[inline(always)]
+fn role_index(role: Role) -> usize {
+    role as usize - 1
+}
+
+#[inline(always)]
+const fn sign(color: Color) -> i32 {
+    match color {
+        Color::White => 1,
+        Color::Black => -1,
+    }
+}
+
+#[inline(always)]
+fn relative(color: Color, sq: Square) -> Square {
+    match color {
+        Color::White => sq,
+        Color::Black => sq.flip_vertical(),
+    }
+}
+
+#[inline(always)]
+fn relative_rank(color: Color, sq: Square) -> usize {
+    relative(color, sq).rank() as usize
+}
+
+#[inline(always)]
+fn pawn_attack_span(color: Color, pawns: u64) -> u64 {
+    match color {
+        Color::White => ((pawns & NOT_FILE_A) << 7) | ((pawns & NOT_FILE_H) << 9),
+        Color::Black => ((pawns & NOT_FILE_A) >> 9) | ((pawns & NOT_FILE_H) >> 7),
+    }
+}
+
+/// Squares strictly in front of `sq` (from `color`'s side), all files.
+#[inline(always)]
+fn ranks_ahead(color: Color, sq: Square) -> u64 {
+    let rank = sq.rank() as u32;
+    match color {
+        Color::White => {
+            if rank >= 7 {
+                0
+            } else {
+                !0u64 << (8 * (rank + 1))
+            }
+        }
+        Color::Black => (1u64 << (8 * rank)) - 1,
+    }
+}
+
+#[inline(always)]
+fn file_mask(sq: Square) -> u64 {
+    FILE_A << (sq.file() as u32)
+}
+
+#[inline(always)]
+fn adjacent_files(sq: Square) -> u64 {
+    let f = file_mask(sq);
+    ((f & NOT_FILE_H) << 1) | ((f & NOT_FILE_A) >> 1)
+}
+
+/// Per-side facts computed once and shared by the terms.
+struct Side {
+    color: Color,
+    pawns: u64,
+    pieces: u64,
+    king: Square,
+    pawn_attacks: u64,
+    /// Squares attacked by each piece type of this side.
+    attacked_by: [u64; 6],
+    /// Squares attacked by any piece of this side.
+    attacked: u64,
+    /// Squares around the king (its attacks plus its square).
+    king_zone: u64,
+}
+
+fn side(board: &Board, color: Color) -> Side {
+    let pawns = (board.pawns() & board.by_color(color)).0;
+    let king = board
+        .king_of(color)
+        .expect("a legal position has one king of each colour");
+    let pawn_attacks = pawn_attack_span(color, pawns);
+    let mut attacked_by = [0u64; 6];
+    attacked_by[0] = pawn_attacks;
+    attacked_by[5] = king_attacks(king).0;
+    Side {
+        color,
+        pawns,
+        pieces: board.by_color(color).0,
+        king,
+        pawn_attacks,
+        attacked_by,
+        attacked: pawn_attacks | attacked_by[5],
+        king_zone: king_attacks(king).0 | (1u64 << king as u32),
+    }
+}
+
+/// Evaluates every term of `pos` into `acc` and returns what the taper needs.
+pub fn evaluate_terms<P: Position, A: Accumulator>(pos: &P, acc: &mut A) -> TaperInfo {
+    let board = pos.board();
+    let mut sides = [side(board, Color::White), side(board, Color::Black)];
+    let occupied = board.occupied().0;
+
+    material_and_placement(board, acc);
+    let (white, black) = sides.split_at_mut(1);
+    let king_attack_white = pieces(board, occupied, &mut white[0], &black[0], acc);
+    let king_attack_black = pieces(board, occupied, &mut black[0], &white[0], acc);
+    // Checks need both sides' attack maps, so the attack counters are
+    // finished here.
+    king_danger(
+        board,
+        occupied,
+        &sides[0],
+        &sides[1],
+        king_attack_white,
+        acc,
+    );
+    king_danger(
+        board,
+        occupied,
+        &sides[1],
+        &sides[0],
+        king_attack_black,
+        acc,
+    );
+    for (us, them) in [(&sides[0], &sides[1]), (&sides[1], &sides[0])] {
+        pawn_structure(board, occupied, us, them, acc);
+        king_shelter(us, them, acc);
+        threats(board, us, them, acc);
+    }
+    acc.add(blocks::tempo.one(), sign(pos.turn()));
+    taper_info(board)
+}
+
+fn material_and_placement<A: Accumulator>(board: &Board, acc: &mut A) {
+    const PST: [super::schema::Block; 6] = [
+        blocks::pst_pawn,
+        blocks::pst_knight,
+        blocks::pst_bishop,
+        blocks::pst_rook,
+        blocks::pst_queen,
+        blocks::pst_king,
+    ];
+    for color in Color::ALL {
+        let s = sign(color);
+        for role in Role::ALL {
+            let ri = role_index(role);
+            let bb = board.by_role(role) & board.by_color(color);
+            if role != Role::King {
+                let n = bb.count() as i32;
+                if n != 0 {
+                    acc.add(blocks::material.at(ri), s * n);
+                }
+            }
+            for sq in bb {
+                acc.add(PST[ri].at(relative(color, sq) as usize), s);
+            }
+        }
+    }
+}
+
+/// Mobility, piece placement terms and this side's attack map; returns the
+/// partial king attack counter against the enemy king (zone attacks only).
+fn pieces<A: Accumulator>(
+    board: &Board,
+    occupied: u64,
+    us: &mut Side,
+    them: &Side,
+    acc: &mut A,
+) -> i32 {
+    let color = us.color;
+    let s = sign(color);
+    let ours = Bitboard(us.pieces);
+    // Safe squares: not occupied by our pawns or king, not attacked by
+    // enemy pawns.
+    let mobility_area = !(us.pawns | (1u64 << us.king as u32) | them.pawn_attacks);
+    let mut counter = 0;
+    let mut attackers = 0;
+    let all_pawns = us.pawns | them.pawns;
+
+    let knights = board.knights() & ours;
+    let bishops = board.bishops() & ours;
+    let rooks = board.rooks() & ours;
+    let queens = board.queens() & ours;
+
+    for (role, bb, mobility) in [
+        (Role::Knight, knights, blocks::mobility_knight),
+        (Role::Bishop, bishops, blocks::mobility_bishop),
+        (Role::Rook, rooks, blocks::mobility_rook),
+        (Role::Queen, queens, blocks::mobility_queen),
+    ] {
+        let ri = role_index(role);
+        for sq in bb {
+            let attacks = match role {
+                Role::Knight => knight_attacks(sq).0,
+                Role::Bishop => bishop_attacks(sq, Bitboard(occupied)).0,
+                Role::Rook => rook_attacks(sq, Bitboard(occupied)).0,
+                _ => queen_attacks(sq, Bitboard(occupied)).0,
+            };
+            us.attacked_by[ri] |= attacks;
+            us.attacked |= attacks;
+            let moves = ((attacks & mobility_area).count_ones() as usize).min(mobility.len - 1);
+            acc.add(mobility.at(moves), s);
+
+            let zone_hits = (attacks & them.king_zone).count_ones() as i32;
+            if zone_hits > 0 {
+                counter += ATTACK_UNITS[ri] * zone_hits;
+                attackers += 1;
+            }
+
+            let bit = 1u64 << sq as u32;
+            match role {
+                Role::Knight | Role::Bishop => {
+                    let rank = relative_rank(color, sq);
+                    let chasers = adjacent_files(sq) & ranks_ahead(color, sq) & them.pawns;
+                    if (3..=5).contains(&rank) && us.pawn_attacks & bit != 0 && chasers == 0 {
+                        let block = if role == Role::Knight {
+                            blocks::knight_outpost
+                        } else {
+                            blocks::bishop_outpost
+                        };
+                        acc.add(block.one(), s);
+                    }
+                }
+                Role::Rook => {
+                    let file = file_mask(sq);
+                    if file & all_pawns == 0 {
+                        acc.add(blocks::rook_open_file.one(), s);
+                    } else if file & us.pawns == 0 {
+                        acc.add(blocks::rook_half_open_file.one(), s);
+                    }
+                    if relative_rank(color, sq) == 6 {
+                        acc.add(blocks::rook_seventh_rank.one(), s);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    if bishops.more_than_one() {
+        acc.add(blocks::bishop_pair.one(), s);
+    }
+    if attackers < 2 && queens.is_empty() {
+        // A lone minor or rook near the king is not an attack.
+        0
+    } else {
+        counter
+    }
+}
+
+/// Finishes the attack counter of `us` against `them`'s king with safe
+/// checks and applies the attack table.
+fn king_danger<A: Accumulator>(
+    board: &Board,
+    occupied: u64,
+    us: &Side,
+    them: &Side,
+    zone_counter: i32,
+    acc: &mut A,
+) {
+    let ours = board.by_color(us.color);
+    let mut counter = zone_counter;
+    if (board.queens() | board.rooks() | board.bishops() | board.knights()).intersects(ours) {
+        let king = them.king;
+        let occ = Bitboard(occupied);
+        let safe = !(them.attacked | us.pieces);
+        let knight_checks = knight_attacks(king).0 & safe & us.attacked_by[1];
+        let bishop_rays = bishop_attacks(king, occ).0;
+        let rook_rays = rook_attacks(king, occ).0;
+        let bishop_checks = bishop_rays & safe & us.attacked_by[2];
+        let rook_checks = rook_rays & safe & us.attacked_by[3];
+        let queen_checks = (bishop_rays | rook_rays) & safe & us.attacked_by[4];
+        for (ri, checks) in [
+            (1, knight_checks),
+            (2, bishop_checks),
+            (3, rook_checks),
+            (4, queen_checks),
+        ] {
+            if checks != 0 {
+                counter += SAFE_CHECK_UNITS[ri];
+            }
+        }
+    }
+    let index = counter.min(MAX_ATTACK_COUNTER) as usize;
+    acc.add(blocks::king_attack.at(index), sign(us.color));
+}
+
+fn pawn_structure<A: Accumulator>(
+    board: &Board,
+    occupied: u64,
+    us: &Side,
+    them: &Side,
+    acc: &mut A,
+) {
+    let color = us.color;
+    let s = sign(color);
+    let mut pawns = us.pawns;
+    while pawns != 0 {
+        let sq = Square::new(pawns.trailing_zeros());
+        pawns &= pawns - 1;
+        let bit = 1u64 << sq as u32;
+        let rank = relative_rank(color, sq);
+        let ahead = ranks_ahead(color, sq);
+        let file = file_mask(sq);
+        let neighbours = adjacent_files(sq);
+
+        if file & ahead & us.pawns != 0 {
+            acc.add(blocks::pawn_doubled.one(), s);
+        }
+        if neighbours & us.pawns == 0 {
+            acc.add(blocks::pawn_isolated.one(), s);
+        } else {
+            // Backward: every neighbour is ahead, and the stop square is
+            // covered by an enemy pawn.
+            let stop = match color {
+                Color::White => bit << 8,
+                Color::Black => bit >> 8,
+            };
+            if neighbours & !ahead & us.pawns == 0 && stop & them.pawn_attacks != 0 {
+                acc.add(blocks::pawn_backward.one(), s);
+            }
+        }
+        if us.pawn_attacks & bit != 0 {
+            acc.add(blocks::pawn_supported.at(rank), s);
+        }
+        let beside = ((bit & NOT_FILE_H) << 1) | ((bit & NOT_FILE_A) >> 1);
+        if beside & us.pawns != 0 {
+            acc.add(blocks::pawn_phalanx.at(rank), s);
+        }
+
+        let passed_span = (file | neighbours) & ahead;
+        if passed_span & them.pawns == 0 && file & ahead & us.pawns == 0 {
+            acc.add(blocks::passed_rank.at(rank), s);
+            let path = file & ahead;
+            if path & occupied == 0 {
+                acc.add(blocks::passed_free_path.at(rank), s);
+            }
+            let stop = match color {
+                Color::White => sq.offset(8),
+                Color::Black => sq.offset(-8),
+            };
+            if let Some(stop) = stop {
+                if them.pieces & (1u64 << stop as u32) != 0 {
+                    acc.add(blocks::passed_blocked.at(rank), s);
+                }
+                let own = us.king.distance(stop) as i32;
+                let enemy = them.king.distance(stop) as i32;
+                acc.add(blocks::passed_own_king_distance.at(rank), s * own);
+                acc.add(blocks::passed_enemy_king_distance.at(rank), s * enemy);
+            }
+        }
+    }
+    let _ = board;
+}
+
+fn king_shelter<A: Accumulator>(us: &Side, them: &Side, acc: &mut A) {
+    let color = us.color;
+    let s = sign(color);
+    let king = us.king;
+    let ahead = ranks_ahead(color, king);
+    let king_file = king.file() as i32;
+    for f in (king_file - 1).max(0)..=(king_file + 1).min(7) {
+        let file = FILE_A << f;
+        let own = file & ahead & us.pawns;
+        let shield = if own == 0 {
+            3
+        } else {
+            let nearest = nearest_square(color, own);
+            match relative_rank(color, nearest) {
+                0 | 1 => 0,
+                2 => 1,
+                _ => 2,
+            }
+        };
+        acc.add(blocks::king_shield.at(shield), s);
+
+        let enemy = file & ahead & them.pawns;
+        let storm = if enemy == 0 {
+            4
+        } else {
+            match relative_rank(color, nearest_square(color, enemy)) {
+                0..=2 => 0,
+                3 => 1,
+                4 => 2,
+                _ => 3,
+            }
+        };
+        acc.add(blocks::king_storm.at(storm), s);
+    }
+    let file = FILE_A << king_file;
+    let open = if file & us.pawns != 0 {
+        0
+    } else if file & them.pawns != 0 {
+        1
+    } else {
+        2
+    };
+    acc.add(blocks::king_file.at(open), s);
+}
+
+/// The square of `bb` closest to `color`'s first rank.
+#[inline(always)]
+fn nearest_square(color: Color, bb: u64) -> Square {
+    match color {
+        Color::White => Square::new(bb.trailing_zeros()),
+        Color::Black => Square::new(63 - bb.leading_zeros()),
+    }
+}
+
+fn threats<A: Accumulator>(board: &Board, us: &Side, them: &Side, acc: &mut A) {
+    let s = sign(us.color);
+    let minors = us.attacked_by[1] | us.attacked_by[2];
+    let undefended = us.attacked & !them.attacked;
+    // Enemy pieces by type (the king is never a target).
+    for ri in 0..5 {
+        let targets = board.by_role(Role::ALL[ri]).0 & them.pieces;
+        if targets == 0 {
+            continue;
+        }
+        for (attacks, block) in [
+            (us.pawn_attacks, blocks::threat_by_pawn),
+            (minors, blocks::threat_by_minor),
+            (us.attacked_by[3], blocks::threat_by_rook),
+            (us.attacked_by[4], blocks::threat_by_queen),
+            (undefended, blocks::hanging),
+        ] {
+            // Pawns attacking pawns are pawn structure, not threats.
+            if ri == 0 && block == blocks::threat_by_pawn {
+                continue;
+            }
+            let n = (attacks & targets).count_ones() as i32;
+            if n != 0 {
+                acc.add(block.at(ri), s * n);
+            }
+        }
+    }
+}
+
+fn taper_info(board: &Board) -> TaperInfo {
+    let mut phase = 0;
+    let mut units = [0i32; 2];
+    let mut pawns = [0u32; 2];
+    for role in Role::ALL {
+        let ri = role_index(role);
+        for (ci, color) in Color::ALL.into_iter().enumerate() {
+            let n = (board.by_role(role) & board.by_color(color)).count() as i32;
+            phase += PHASE_WEIGHTS[ri] * n;
+            if role == Role::Pawn {
+                pawns[ci] = n as u32;
+            } else {
+                units[ci] += SCALE_MATERIAL_UNITS[ri] * n;
+            }
+        }
+    }
+    let phase = phase.min(MAX_PHASE);
+    let white_bishops = board.bishops() & board.white();
+    let black_bishops = board.bishops() & board.black();
+    let opposite_bishops = white_bishops.count() == 1
+        && black_bishops.count() == 1
+        && (white_bishops & Bitboard::LIGHT_SQUARES).any()
+            != (black_bishops & Bitboard::LIGHT_SQUARES).any();
+    let only_bishops = units[0] == 3 && units[1] == 3;
+    let scale_for = |strong: usize| -> i32 {
+        let weak = 1 - strong;
+        if pawns[strong] == 0 {
+            if units[strong] <= 3 {
+                return SCALE_CANNOT_MATE;
+            }
+            if units[strong] - units[weak] <= 3 {
+                return SCALE_NO_PAWNS_SMALL_EDGE;
+            }
+        }
+        if opposite_bishops {
+            if only_bishops {
+                return SCALE_PURE_OPPOSITE_BISHOPS;
+            }
+            return SCALE_OPPOSITE_BISHOPS_WITH_PIECES;
+        }
+        SCALE_NORMAL
+    };
+    TaperInfo {
+        phase,
+        scale_white: scale_for(0),
+        scale_black: scale_for(1),
+    }
+}

@@ -1,0 +1,566 @@
+//! Labeled positions: the one reader and writer of training-position files
+//! for every tool.
+//!
+//! A [`LabeledPosition`] is a legal position with an optional game result
+//! (always from White's point of view) and an optional search score
+//! (centipawns from the side to move's point of view). [`parse_line`] reads
+//! every common labeled format, detected line by line:
+//!
+//! | format | example |
+//! |---|---|
+//! | EPD, zurichess style | `<board> w - - c9 "1-0";` (`"1/2-1/2"`, `"0-1"`) |
+//! | EPD, Arasan style | `<board> w - - c2 "1.0";` (`"0.5"`, `"0.0"`; `c1` ignored) |
+//! | EPD operations we write | `hmvc 3; fmvn 20; c9 "1-0"; ce 35;` |
+//! | FEN with a suffix | `<fen> [1.0]` (`[0.5]`, `[0.0]`, also `[1-0]`) |
+//! | FEN, score, result | `<fen> \| 35 \| 1.0` (score White-relative, as bullet's text format) |
+//! | CSV with a header | `fen,result,score` (any order; `score` side-to-move; `result` as above) |
+//!
+//! [`LabeledPosition::to_epd`] writes the canonical form: the four EPD board
+//! fields, then `hmvc`, `fmvn`, `c9` (when the result is known) and `ce`
+//! (when the score is known). [`LabeledReader`] streams a file, numbering
+//! lines so that every error names its line.
+
+use std::io::BufRead;
+use std::path::PathBuf;
+
+use shakmaty::{Chess, Color, Position};
+use thiserror::Error;
+
+use crate::position::{PositionParseError, epd_board_of, parse_fen};
+
+/// A finished game's outcome.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum GameResult {
+    /// 1-0.
+    WhiteWin,
+    /// ½-½.
+    Draw,
+    /// 0-1.
+    BlackWin,
+}
+
+impl GameResult {
+    /// 1.0, 0.5 or 0.0: White's score.
+    pub fn white_score(self) -> f64 {
+        match self {
+            GameResult::WhiteWin => 1.0,
+            GameResult::Draw => 0.5,
+            GameResult::BlackWin => 0.0,
+        }
+    }
+
+    /// PGN notation: `1-0`, `1/2-1/2`, `0-1`.
+    pub fn pgn(self) -> &'static str {
+        match self {
+            GameResult::WhiteWin => "1-0",
+            GameResult::Draw => "1/2-1/2",
+            GameResult::BlackWin => "0-1",
+        }
+    }
+
+    /// Arasan's notation: `1.0`, `0.5`, `0.0`.
+    pub fn decimal(self) -> &'static str {
+        match self {
+            GameResult::WhiteWin => "1.0",
+            GameResult::Draw => "0.5",
+            GameResult::BlackWin => "0.0",
+        }
+    }
+
+    /// The win for `color`.
+    pub fn win_for(color: Color) -> GameResult {
+        match color {
+            Color::White => GameResult::WhiteWin,
+            Color::Black => GameResult::BlackWin,
+        }
+    }
+
+    /// Parses `1-0`, `0-1`, `1/2-1/2`, `½-½`, `1.0`, `0.5`, `0.0`, `1`, `0`,
+    /// `=`; `None` for anything else (including `*`).
+    pub fn parse(text: &str) -> Option<GameResult> {
+        match text.trim().trim_matches('"') {
+            "1-0" | "1.0" | "1" | "1.00" => Some(GameResult::WhiteWin),
+            "0-1" | "0.0" | "0" | "0.00" => Some(GameResult::BlackWin),
+            "1/2-1/2" | "½-½" | "0.5" | "0.50" | "=" | "1/2" => Some(GameResult::Draw),
+            _ => None,
+        }
+    }
+}
+
+/// A position with its labels.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LabeledPosition {
+    /// The position (legal).
+    pub position: Chess,
+    /// The game's result, White's point of view.
+    pub result: Option<GameResult>,
+    /// A search score in centipawns, side to move's point of view.
+    pub score: Option<i32>,
+}
+
+impl LabeledPosition {
+    /// An unlabeled position.
+    pub fn new(position: Chess) -> Self {
+        LabeledPosition {
+            position,
+            result: None,
+            score: None,
+        }
+    }
+
+    /// The canonical EPD line (without newline): board fields, `hmvc`,
+    /// `fmvn`, then `c9` and `ce` when known.
+    pub fn to_epd(&self) -> String {
+        let mut out = format!(
+            "{} hmvc {}; fmvn {};",
+            epd_board_of(&self.position),
+            self.position.halfmoves(),
+            self.position.fullmoves()
+        );
+        if let Some(r) = self.result {
+            out.push_str(&format!(" c9 \"{}\";", r.pgn()));
+        }
+        if let Some(s) = self.score {
+            out.push_str(&format!(" ce {s};"));
+        }
+        out
+    }
+
+    /// Arasan-compatible EPD: board fields, then `c2 "1.0"` style result.
+    pub fn to_arasan_epd(&self) -> String {
+        let mut out = epd_board_of(&self.position);
+        if let Some(r) = self.result {
+            out.push_str(&format!(" c2 \"{}\";", r.decimal()));
+        }
+        out
+    }
+}
+
+/// What is wrong with one line.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum RecordErrorKind {
+    /// The position part is not a legal FEN/EPD.
+    #[error("{0}")]
+    Position(#[from] PositionParseError),
+    /// The result field is not a known result.
+    #[error("unrecognised result {0:?}")]
+    BadResult(String),
+    /// The score field is not an integer.
+    #[error("score is not an integer: {0:?}")]
+    BadScore(String),
+    /// An EPD operation is malformed (e.g. `hmvc` without a number).
+    #[error("malformed EPD operation {0:?}")]
+    BadOperation(String),
+    /// A CSV row has fewer fields than the header.
+    #[error("CSV row has {found} fields, the header has {expected}")]
+    CsvFieldCount {
+        /// Fields in the header.
+        expected: usize,
+        /// Fields in this row.
+        found: usize,
+    },
+    /// The line could not be read (invalid UTF-8 or an I/O error).
+    #[error("unreadable line: {0}")]
+    Unreadable(String),
+    /// A CSV header without a `fen` column.
+    #[error("CSV header has no `fen` column: {0:?}")]
+    CsvNoFenColumn(String),
+}
+
+/// A bad line, located.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+#[error("{}:{line}: {kind}", path.as_ref().map_or("<input>".to_string(), |p| p.display().to_string()))]
+pub struct RecordError {
+    /// The file, when known.
+    pub path: Option<PathBuf>,
+    /// 1-based line number.
+    pub line: usize,
+    /// What is wrong.
+    pub kind: RecordErrorKind,
+}
+
+/// Parses one line of any non-CSV format; `Ok(None)` for blank lines and
+/// `#` comments.
+///
+/// # Errors
+/// The reason the line is not a labeled position.
+pub fn parse_line(line: &str) -> Result<Option<LabeledPosition>, RecordErrorKind> {
+    let line = line.trim();
+    if line.is_empty() || line.starts_with('#') {
+        return Ok(None);
+    }
+    if line.contains('|') {
+        return parse_pipe(line).map(Some);
+    }
+    if let Some(open) = line.rfind('[')
+        && line.ends_with(']')
+    {
+        let fen = &line[..open];
+        let result_text = &line[open + 1..line.len() - 1];
+        let result = GameResult::parse(result_text)
+            .ok_or_else(|| RecordErrorKind::BadResult(result_text.to_string()))?;
+        return Ok(Some(LabeledPosition {
+            position: parse_fen(fen)?,
+            result: Some(result),
+            score: None,
+        }));
+    }
+    parse_epd(line).map(Some)
+}
+
+fn parse_pipe(line: &str) -> Result<LabeledPosition, RecordErrorKind> {
+    let mut parts = line.split('|').map(str::trim);
+    let fen = parts.next().unwrap_or_default();
+    let position = parse_fen(fen)?;
+    let score_text = parts.next().unwrap_or_default();
+    let score = if score_text.is_empty() {
+        None
+    } else {
+        let white: i32 = score_text
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite())
+            .map(|v| v.round() as i32)
+            .ok_or_else(|| RecordErrorKind::BadScore(score_text.to_string()))?;
+        Some(match position.turn() {
+            Color::White => white,
+            Color::Black => -white,
+        })
+    };
+    let result = match parts.next() {
+        None | Some("") => None,
+        Some(r) => Some(GameResult::parse(r).ok_or_else(|| RecordErrorKind::BadResult(r.into()))?),
+    };
+    Ok(LabeledPosition {
+        position,
+        result,
+        score,
+    })
+}
+
+/// EPD: four board fields (or a full FEN), then `;`-terminated operations.
+fn parse_epd(line: &str) -> Result<LabeledPosition, RecordErrorKind> {
+    let fields: Vec<&str> = line.splitn(5, char::is_whitespace).collect();
+    let board = fields[..fields.len().min(4)].join(" ");
+    let mut rest = fields.get(4).copied().unwrap_or("").trim();
+    // A full FEN carries the clocks as two bare numbers before the operations.
+    let mut clocks: Option<(u32, u32)> = None;
+    {
+        let mut it = rest.splitn(3, char::is_whitespace);
+        if let (Some(h), Some(f)) = (it.next(), it.next())
+            && let (Ok(h), Ok(f)) = (h.parse::<u32>(), f.trim_end_matches(';').parse::<u32>())
+        {
+            clocks = Some((h, f));
+            rest = it.next().unwrap_or("").trim();
+        }
+    }
+    let mut hmvc = clocks.map(|c| c.0);
+    let mut fmvn = clocks.map(|c| c.1);
+    let mut result = None;
+    let mut score = None;
+    for op in split_operations(rest) {
+        let op = op.trim();
+        if op.is_empty() {
+            continue;
+        }
+        let (code, arg) = op.split_once(char::is_whitespace).unwrap_or((op, ""));
+        let arg = arg.trim();
+        match code {
+            "hmvc" => {
+                hmvc = Some(
+                    arg.parse()
+                        .map_err(|_| RecordErrorKind::BadOperation(op.into()))?,
+                )
+            }
+            "fmvn" => {
+                fmvn = Some(
+                    arg.parse()
+                        .map_err(|_| RecordErrorKind::BadOperation(op.into()))?,
+                )
+            }
+            "c9" | "c2" => {
+                result = Some(
+                    GameResult::parse(arg).ok_or_else(|| RecordErrorKind::BadResult(arg.into()))?,
+                );
+            }
+            "ce" => {
+                score = Some(
+                    arg.parse::<i32>()
+                        .map_err(|_| RecordErrorKind::BadScore(arg.into()))?,
+                );
+            }
+            _ => {}
+        }
+    }
+    let fen = format!("{board} {} {}", hmvc.unwrap_or(0), fmvn.unwrap_or(1).max(1));
+    Ok(LabeledPosition {
+        position: parse_fen(&fen)?,
+        result,
+        score,
+    })
+}
+
+/// Splits EPD operations at `;` outside double quotes.
+fn split_operations(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    let mut quoted = false;
+    for (i, c) in text.char_indices() {
+        match c {
+            '"' => quoted = !quoted,
+            ';' if !quoted => {
+                out.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(&text[start..]);
+    out
+}
+
+/// Column positions of a CSV header.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct CsvColumns {
+    count: usize,
+    fen: usize,
+    result: Option<usize>,
+    score: Option<usize>,
+}
+
+fn csv_fields(line: &str) -> Vec<&str> {
+    line.split(',')
+        .map(|f| f.trim().trim_matches('"'))
+        .collect()
+}
+
+/// Recognises a CSV header: comma-separated, with a `fen` (or `epd`)
+/// column.
+fn csv_header(line: &str) -> Option<Result<CsvColumns, RecordErrorKind>> {
+    if !line.contains(',') {
+        return None;
+    }
+    let names: Vec<String> = csv_fields(line).iter().map(|f| f.to_lowercase()).collect();
+    let find = |options: &[&str]| names.iter().position(|n| options.contains(&n.as_str()));
+    let looks_like_header = names.iter().all(|n| !n.contains('/'));
+    if !looks_like_header {
+        return None;
+    }
+    Some(match find(&["fen", "epd", "position"]) {
+        None => Err(RecordErrorKind::CsvNoFenColumn(line.to_string())),
+        Some(fen) => Ok(CsvColumns {
+            count: names.len(),
+            fen,
+            result: find(&["result", "wdl", "outcome", "label", "c9"]),
+            score: find(&["score", "eval", "ce", "cp"]),
+        }),
+    })
+}
+
+fn parse_csv_row(line: &str, cols: &CsvColumns) -> Result<LabeledPosition, RecordErrorKind> {
+    let fields = csv_fields(line);
+    if fields.len() < cols.count {
+        return Err(RecordErrorKind::CsvFieldCount {
+            expected: cols.count,
+            found: fields.len(),
+        });
+    }
+    let position = parse_fen(fields[cols.fen])?;
+    let result = match cols.result.map(|i| fields[i]) {
+        None | Some("") => None,
+        Some(r) => Some(GameResult::parse(r).ok_or_else(|| RecordErrorKind::BadResult(r.into()))?),
+    };
+    let score = match cols.score.map(|i| fields[i]) {
+        None | Some("") => None,
+        Some(s) => Some(
+            s.parse::<i32>()
+                .map_err(|_| RecordErrorKind::BadScore(s.into()))?,
+        ),
+    };
+    Ok(LabeledPosition {
+        position,
+        result,
+        score,
+    })
+}
+
+/// Streams labeled positions from a reader, line by line, in any format of
+/// the module documentation. A CSV file is recognised by its header on the
+/// first non-blank line. Each item is the 1-based line number with the
+/// record, or a located error; iteration continues after errors.
+pub struct LabeledReader<R> {
+    input: R,
+    path: Option<PathBuf>,
+    line_no: usize,
+    buf: String,
+    csv: Option<CsvColumns>,
+    seen_content: bool,
+    finished: bool,
+}
+
+impl<R: BufRead> LabeledReader<R> {
+    /// Reads from `input`; `path` names the source in errors.
+    pub fn new(input: R, path: Option<PathBuf>) -> Self {
+        LabeledReader {
+            input,
+            path,
+            line_no: 0,
+            buf: String::new(),
+            csv: None,
+            seen_content: false,
+            finished: false,
+        }
+    }
+
+    fn error(&self, kind: RecordErrorKind) -> RecordError {
+        RecordError {
+            path: self.path.clone(),
+            line: self.line_no,
+            kind,
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for LabeledReader<R> {
+    type Item = Result<(usize, LabeledPosition), RecordError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        loop {
+            self.buf.clear();
+            match self.input.read_line(&mut self.buf) {
+                Ok(0) => return None,
+                Ok(_) => {}
+                Err(e) => {
+                    if self.finished {
+                        return None;
+                    }
+                    self.line_no += 1;
+                    // Bad UTF-8 costs one line; any other I/O error ends the
+                    // stream after being reported.
+                    self.finished = e.kind() != std::io::ErrorKind::InvalidData;
+                    return Some(Err(self.error(RecordErrorKind::Unreadable(e.to_string()))));
+                }
+            }
+            self.line_no += 1;
+            let line = self.buf.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            if !self.seen_content {
+                self.seen_content = true;
+                if let Some(header) = csv_header(line) {
+                    match header {
+                        Ok(cols) => {
+                            self.csv = Some(cols);
+                            continue;
+                        }
+                        Err(kind) => return Some(Err(self.error(kind))),
+                    }
+                }
+            }
+            let parsed = match &self.csv {
+                Some(cols) => parse_csv_row(line, cols).map(Some),
+                None => parse_line(line),
+            };
+            return match parsed {
+                Ok(Some(rec)) => Some(Ok((self.line_no, rec))),
+                Ok(None) => continue,
+                Err(kind) => Some(Err(self.error(kind))),
+            };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const BOARD: &str = "r1bq1rk1/pp2p1bp/2nppn2/2p5/3P1P1R/2N1BN2/PPP3P1/R2QKB2 b Q -";
+
+    fn rec(line: &str) -> LabeledPosition {
+        parse_line(line).unwrap().unwrap()
+    }
+
+    #[test]
+    fn every_format_gives_the_same_record() {
+        let expected = LabeledPosition {
+            position: parse_fen(BOARD).unwrap(),
+            result: Some(GameResult::BlackWin),
+            score: None,
+        };
+        assert_eq!(rec(&format!("{BOARD} c9 \"0-1\";")), expected);
+        assert_eq!(rec(&format!("{BOARD} c1 \"x\"; c2 \"0.0\";")), expected);
+        assert_eq!(rec(&format!("{BOARD} 0 1 [0.0]")), expected);
+        assert_eq!(rec(&format!("{BOARD} [0-1]")), expected);
+        assert_eq!(rec(&format!("{BOARD} 0 1 | | 0.0")), expected);
+        let csv: Vec<_> =
+            LabeledReader::new(format!("fen,result\n{BOARD} 0 1,0-1\n").as_bytes(), None).collect();
+        assert_eq!(csv, vec![Ok((2, expected.clone()))]);
+        // Canonical output reads back to itself.
+        assert_eq!(rec(&expected.to_epd()), expected);
+        assert_eq!(rec(&expected.to_arasan_epd()), expected);
+    }
+
+    #[test]
+    fn scores_and_clocks() {
+        // Pipe format scores are White-relative; Black is to move here.
+        let r = rec(&format!("{BOARD} 3 20 | 35 | 0.5"));
+        assert_eq!(r.score, Some(-35));
+        assert_eq!(r.result, Some(GameResult::Draw));
+        assert_eq!(r.position.halfmoves(), 3);
+        let line = r.to_epd();
+        assert!(
+            line.ends_with("hmvc 3; fmvn 20; c9 \"1/2-1/2\"; ce -35;"),
+            "{line}"
+        );
+        assert_eq!(rec(&line), r);
+        let csv: Vec<_> = LabeledReader::new(
+            format!("score,fen,result\n-35,{BOARD} 3 20,1/2-1/2\n").as_bytes(),
+            None,
+        )
+        .map(|r| r.unwrap().1)
+        .collect();
+        assert_eq!(csv, vec![r]);
+    }
+
+    #[test]
+    fn bad_lines_are_located() {
+        let text = format!(
+            "{BOARD} c9 \"1-0\";\n\nnonsense here\n{BOARD} c9 \"2-0\";\n{BOARD} ce x;\n8/8/8/8/8/8/8/8 w - - [1.0]\n{BOARD} c9 \"1-0\";\n"
+        );
+        let items: Vec<_> = LabeledReader::new(text.as_bytes(), Some("f.epd".into())).collect();
+        assert_eq!(items.len(), 6);
+        assert!(items[0].is_ok() && items[5].is_ok());
+        let lines: Vec<usize> = items
+            .iter()
+            .filter_map(|r| r.as_ref().err().map(|e| e.line))
+            .collect();
+        assert_eq!(lines, vec![3, 4, 5, 6]);
+        let err = items[2].as_ref().unwrap_err();
+        assert!(matches!(err.kind, RecordErrorKind::BadResult(_)));
+        assert!(err.to_string().starts_with("f.epd:4: "), "{err}");
+        assert!(matches!(
+            items[4].as_ref().unwrap_err().kind,
+            RecordErrorKind::Position(PositionParseError::Illegal { .. })
+        ));
+    }
+
+    #[test]
+    fn csv_errors() {
+        let items: Vec<_> = LabeledReader::new("a,b\n".as_bytes(), None).collect();
+        assert!(matches!(
+            items[0].as_ref().unwrap_err().kind,
+            RecordErrorKind::CsvNoFenColumn(_)
+        ));
+        let items: Vec<_> =
+            LabeledReader::new(format!("fen,result,score\n{BOARD},1-0\n").as_bytes(), None)
+                .collect();
+        assert!(matches!(
+            items[0].as_ref().unwrap_err().kind,
+            RecordErrorKind::CsvFieldCount {
+                expected: 3,
+                found: 2
+            }
+        ));
+    }
+}

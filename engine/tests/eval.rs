@@ -1,0 +1,181 @@
+//! Evaluation invariants on real positions: the trace reproduces the
+//! evaluation exactly, colour symmetry, exact finite differences, and the
+//! generated `params.rs` round trips.
+
+use std::path::Path;
+
+use engine::eval::{
+    self, DEFAULT_PARAMS, NUM_ENTRIES, Params, codegen, evaluate, params_file, schema, trace,
+};
+use engine::labeled::LabeledReader;
+use engine::position::{mirrored, parse_fen};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use shakmaty::{Chess, Position};
+
+fn data_path(rel: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel)
+}
+
+/// The bundled labeled positions plus the WAC and Arasan suites (tactical,
+/// unbalanced positions) plus positions from random play (promotions, bare
+/// kings, odd material).
+fn real_positions() -> Vec<Chess> {
+    let file = std::fs::File::open(data_path("data/labeled/masters-quiet-20k.epd")).unwrap();
+    let mut out: Vec<Chess> = LabeledReader::new(std::io::BufReader::new(file), None)
+        .map(|r| r.unwrap().1.position)
+        .collect();
+    for suite in ["data/suites/wacnew.epd", "data/suites/arasan2024.epd"] {
+        let text = std::fs::read_to_string(data_path(suite)).unwrap();
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let board: Vec<&str> = line.split_whitespace().take(4).collect();
+            out.push(parse_fen(&board.join(" ")).unwrap());
+        }
+    }
+    out.extend(random_play_positions(2000, 7));
+    out
+}
+
+fn random_play_positions(count: usize, seed: u64) -> Vec<Chess> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut out = Vec::new();
+    while out.len() < count {
+        let mut pos = Chess::default();
+        for _ in 0..300 {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            let m = moves[rng.random_range(0..moves.len())].clone();
+            pos.play_unchecked(m);
+            out.push(pos.clone());
+        }
+    }
+    out.truncate(count);
+    out
+}
+
+fn random_params(rng: &mut ChaCha8Rng) -> Params {
+    let mut p = DEFAULT_PARAMS;
+    for b in schema::BLOCKS {
+        for e in b.block.start..b.block.start + b.block.len {
+            p.entries[e].mg = rng.random_range(b.min..=b.max);
+            p.entries[e].eg = rng.random_range(b.min..=b.max);
+        }
+    }
+    p
+}
+
+#[test]
+fn trace_dot_params_equals_evaluate_exactly() {
+    let positions = real_positions();
+    assert!(positions.len() >= 10_000);
+    let mut rng = ChaCha8Rng::seed_from_u64(1);
+    let random = random_params(&mut rng);
+    for pos in &positions {
+        let t = trace(pos);
+        assert_eq!(t.evaluate(&DEFAULT_PARAMS), evaluate(pos, &DEFAULT_PARAMS));
+        assert_eq!(t.evaluate(&random), evaluate(pos, &random));
+    }
+}
+
+#[test]
+fn colour_mirror_has_the_same_evaluation() {
+    let mut rng = ChaCha8Rng::seed_from_u64(2);
+    let random = random_params(&mut rng);
+    for pos in real_positions() {
+        let m = mirrored(&pos);
+        assert_eq!(
+            evaluate(&pos, &DEFAULT_PARAMS),
+            evaluate(&m, &DEFAULT_PARAMS),
+            "{}",
+            engine::position::fen_of(&pos)
+        );
+        assert_eq!(evaluate(&pos, &random), evaluate(&m, &random));
+    }
+}
+
+/// Nudging one scalar by δ changes the (untruncated) evaluation by exactly
+/// the traced gradient × δ; each integer evaluation is truncated by less than
+/// one centipawn, so their difference is within two of the prediction.
+#[test]
+fn finite_differences_match_the_trace_gradient() {
+    let positions = real_positions();
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let mut checked = 0;
+    for _ in 0..3000 {
+        let pos = &positions[rng.random_range(0..positions.len())];
+        let t = trace(pos);
+        if t.entries.is_empty() {
+            continue;
+        }
+        // Half the time pick a parameter the position uses, otherwise any.
+        let scalar = if rng.random_bool(0.5) {
+            let e = t.entries[rng.random_range(0..t.entries.len())].entry as usize;
+            2 * e + rng.random_range(0..2)
+        } else {
+            rng.random_range(0..Params::NUM_SCALARS)
+        };
+        let delta = rng.random_range(1..=40);
+        let base = DEFAULT_PARAMS;
+        let mut nudged = DEFAULT_PARAMS;
+        nudged.set_scalar(scalar, base.scalar(scalar) + delta);
+        // Skip the rare nudge that flips the sign of the endgame sum (the
+        // scale factor that applies changes there: a kink, not a gradient).
+        if (t.sums(&base).1 > 0) != (t.sums(&nudged).1 > 0) {
+            continue;
+        }
+        let grad: f64 = t
+            .gradient(&base)
+            .iter()
+            .filter(|(i, _)| *i == scalar)
+            .map(|(_, g)| g)
+            .sum();
+        let change = (evaluate(pos, &nudged) - evaluate(pos, &base)) as f64;
+        assert!(
+            (change - grad * delta as f64).abs() < 2.0,
+            "param {} delta {delta}: change {change}, predicted {}",
+            params_file::scalar_name(scalar),
+            grad * delta as f64
+        );
+        checked += 1;
+    }
+    assert!(checked > 2000);
+}
+
+#[test]
+fn committed_params_rs_is_the_generator_output_for_the_defaults() {
+    let committed = include_str!("../src/eval/params.rs");
+    let provenance = codegen::provenance_of(committed).expect("params.rs is generated");
+    assert_eq!(codegen::generate(&DEFAULT_PARAMS, &provenance), committed);
+}
+
+#[test]
+fn text_file_to_generated_rust_round_trip() {
+    let mut rng = ChaCha8Rng::seed_from_u64(4);
+    let random = random_params(&mut rng);
+    let text = params_file::to_text(&random, &[]);
+    let loaded = params_file::parse(&text, Path::new("random.txt")).unwrap();
+    assert_eq!(loaded.params, random);
+    // The generated Rust states every value where the block constant holds it.
+    let rust = codegen::generate(&loaded.params, &["test".into()]);
+    let knight = random.entries[schema::blocks::material.at(1)];
+    assert!(rust.contains(&format!("s({:4}, {:4}), // knight", knight.mg, knight.eg)));
+    assert_eq!(NUM_ENTRIES * 2, Params::NUM_SCALARS);
+}
+
+#[test]
+fn default_evaluation_is_sane() {
+    let start = Chess::default();
+    assert!(evaluate(&start, &DEFAULT_PARAMS).abs() <= 30);
+    // A queen up is winning for the side that has it, whoever moves.
+    let white_queen = parse_fen("4k3/pppppppp/8/8/8/8/PPPPPPPP/3QK3 w - - 0 1").unwrap();
+    assert!(evaluate(&white_queen, &DEFAULT_PARAMS) > 700);
+    let black_to_move = parse_fen("4k3/pppppppp/8/8/8/8/PPPPPPPP/3QK3 b - - 0 1").unwrap();
+    assert!(evaluate(&black_to_move, &DEFAULT_PARAMS) < -700);
+    // Bare minor piece: cannot win, scaled to a draw in the endgame.
+    let kbk = parse_fen("4k3/8/8/8/8/8/8/2B1K3 w - - 0 1").unwrap();
+    assert!(evaluate(&kbk, &DEFAULT_PARAMS).abs() < 50);
+    let bd = eval::breakdown(&white_queen, &DEFAULT_PARAMS);
+    assert_eq!(bd.score, evaluate(&white_queen, &DEFAULT_PARAMS));
+}
