@@ -109,11 +109,10 @@ impl AtomicFile {
             .map_err(|e| write_error(e.into_error()))?;
         set_permissions_like_target(temp.as_file(), &target);
         temp.as_file().sync_all().map_err(write_error)?;
-        temp.persist(&target)
-            .map_err(|e| AtomicFileError::Rename {
-                path: target.clone(),
-                source: e.error,
-            })?;
+        temp.persist(&target).map_err(|e| AtomicFileError::Rename {
+            path: target.clone(),
+            source: e.error,
+        })?;
         if let Some(dir) = target.parent().filter(|p| !p.as_os_str().is_empty()) {
             // Make the rename itself durable; not all platforms can open a
             // directory, so this is best effort.

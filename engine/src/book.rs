@@ -227,7 +227,7 @@ impl PolyglotBook {
     /// # Errors
     /// As [`PolyglotBook::open`], minus the I/O error.
     pub fn from_bytes(bytes: &[u8], path: &Path) -> Result<PolyglotBook, BookError> {
-        if bytes.len() % ENTRY_SIZE != 0 {
+        if !bytes.len().is_multiple_of(ENTRY_SIZE) {
             return Err(BookError::SizeNotMultipleOf16 {
                 path: path.to_path_buf(),
                 size: bytes.len() as u64,
@@ -380,7 +380,10 @@ mod tests {
             learn: 0xdeadbeef,
         };
         let bytes = e.to_bytes();
-        assert_eq!(&bytes[..8], &[0x46, 0x3b, 0x96, 0x18, 0x16, 0x91, 0xfc, 0x9c]);
+        assert_eq!(
+            &bytes[..8],
+            &[0x46, 0x3b, 0x96, 0x18, 0x16, 0x91, 0xfc, 0x9c]
+        );
         assert_eq!(&bytes[8..10], &[0x03, 0x1c]);
         assert_eq!(BookEntry::from_bytes(&bytes), e);
     }

@@ -218,31 +218,28 @@ pub fn open_input(path: &Path) -> Result<Input, InputError> {
         path: path.to_path_buf(),
         source,
     };
-    let (raw, total_bytes): (Box<dyn Read + Send>, Option<u64>) =
-        if path.as_os_str() == STDIN_PATH {
-            (Box::new(io::stdin()), None)
-        } else {
-            let metadata = std::fs::metadata(path).map_err(|source| {
-                if source.kind() == io::ErrorKind::NotFound {
-                    InputError::NotFound {
-                        path: path.to_path_buf(),
-                    }
-                } else {
-                    unreadable(source)
-                }
-            })?;
-            if metadata.is_dir() {
-                return Err(InputError::IsDirectory {
+    let (raw, total_bytes): (Box<dyn Read + Send>, Option<u64>) = if path.as_os_str() == STDIN_PATH
+    {
+        (Box::new(io::stdin()), None)
+    } else {
+        let metadata = std::fs::metadata(path).map_err(|source| {
+            if source.kind() == io::ErrorKind::NotFound {
+                InputError::NotFound {
                     path: path.to_path_buf(),
-                });
+                }
+            } else {
+                unreadable(source)
             }
-            let file = File::open(path).map_err(unreadable)?;
-            (Box::new(file), Some(metadata.len()))
-        };
-    let mut buffered = BufReader::with_capacity(
-        1 << 16,
-        CountingReader::new(raw, counter.clone()),
-    );
+        })?;
+        if metadata.is_dir() {
+            return Err(InputError::IsDirectory {
+                path: path.to_path_buf(),
+            });
+        }
+        let file = File::open(path).map_err(unreadable)?;
+        (Box::new(file), Some(metadata.len()))
+    };
+    let mut buffered = BufReader::with_capacity(1 << 16, CountingReader::new(raw, counter.clone()));
     let first_bytes = buffered.fill_buf().map_err(unreadable)?;
     if first_bytes.is_empty() {
         return Err(InputError::Empty {
@@ -253,15 +250,13 @@ pub fn open_input(path: &Path) -> Result<Input, InputError> {
     let reader: Box<dyn Read + Send> = match compression {
         Compression::Plain => Box::new(buffered),
         Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(buffered)),
-        Compression::Zstd => Box::new(
-            zstd::stream::read::Decoder::with_buffer(buffered).map_err(|source| {
-                InputError::Decoder {
-                    path: path.to_path_buf(),
-                    format: "zstd",
-                    source,
-                }
-            })?,
-        ),
+        Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(buffered).map_err(
+            |source| InputError::Decoder {
+                path: path.to_path_buf(),
+                format: "zstd",
+                source,
+            },
+        )?),
     };
     Ok(Input {
         reader,

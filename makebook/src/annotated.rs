@@ -138,7 +138,11 @@ impl<'a> AnnotatedVisitor<'a> {
         if let Some(eval) = line.final_evaluation {
             for &index in &line.records {
                 let record = &mut self.records[index];
-                let for_mover = if record.mover == Color::White { eval } else { -eval };
+                let for_mover = if record.mover == Color::White {
+                    eval
+                } else {
+                    -eval
+                };
                 record.line_evaluation_sum += i32::from(for_mover);
                 record.line_evaluations += 1;
             }
@@ -162,7 +166,12 @@ impl Visitor for AnnotatedVisitor<'_> {
         ControlFlow::Continue(GameTags::default())
     }
 
-    fn tag(&mut self, tags: &mut GameTags, name: &[u8], value: RawTag<'_>) -> ControlFlow<GameVerdict> {
+    fn tag(
+        &mut self,
+        tags: &mut GameTags,
+        name: &[u8],
+        value: RawTag<'_>,
+    ) -> ControlFlow<GameVerdict> {
         tags.record(name, value);
         CONTINUE
     }
@@ -183,7 +192,10 @@ impl Visitor for AnnotatedVisitor<'_> {
     }
 
     fn san(&mut self, game: &mut AnnotatedGame, san_plus: SanPlus) -> ControlFlow<GameVerdict> {
-        let line = game.lines.last_mut().expect("the main line is never closed");
+        let line = game
+            .lines
+            .last_mut()
+            .expect("the main line is never closed");
         let m = match san_plus.san.to_move(&line.pos) {
             Ok(m) => m,
             Err(e) => {
@@ -226,7 +238,10 @@ impl Visitor for AnnotatedVisitor<'_> {
     }
 
     fn nag(&mut self, game: &mut AnnotatedGame, nag: Nag) -> ControlFlow<GameVerdict> {
-        let line = game.lines.last_mut().expect("the main line is never closed");
+        let line = game
+            .lines
+            .last_mut()
+            .expect("the main line is never closed");
         if !line.has_moves {
             return CONTINUE;
         }
@@ -240,7 +255,11 @@ impl Visitor for AnnotatedVisitor<'_> {
         CONTINUE
     }
 
-    fn comment(&mut self, game: &mut AnnotatedGame, comment: RawComment<'_>) -> ControlFlow<GameVerdict> {
+    fn comment(
+        &mut self,
+        game: &mut AnnotatedGame,
+        comment: RawComment<'_>,
+    ) -> ControlFlow<GameVerdict> {
         let line = game.lines.last().expect("the main line is never closed");
         match parse_weight_comment(comment.as_bytes()) {
             WeightComment::None => {}
@@ -249,7 +268,9 @@ impl Visitor for AnnotatedVisitor<'_> {
             }
             WeightComment::Weight(weight) => {
                 if !line.has_moves {
-                    let shown = String::from_utf8_lossy(comment.as_bytes()).trim().to_string();
+                    let shown = String::from_utf8_lossy(comment.as_bytes())
+                        .trim()
+                        .to_string();
                     self.note(
                         comment.as_bytes(),
                         format!("weight comment {{{shown}}} does not follow a move; ignored"),

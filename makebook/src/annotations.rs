@@ -84,7 +84,8 @@ pub fn parse_weight_comment(comment: &[u8]) -> WeightComment {
         return WeightComment::None;
     };
     let mut rest = &comment[at + WORD.len()..];
-    let skip_space = |s: &[u8]| -> usize { s.iter().take_while(|b| b.is_ascii_whitespace()).count() };
+    let skip_space =
+        |s: &[u8]| -> usize { s.iter().take_while(|b| b.is_ascii_whitespace()).count() };
     rest = &rest[skip_space(rest)..];
     match rest.first() {
         Some(b':' | b'=') => rest = &rest[1..],
@@ -105,7 +106,10 @@ pub fn parse_weight_comment(comment: &[u8]) -> WeightComment {
             "weight comment {{{shown}}}: the weight is not a whole number"
         ));
     }
-    match std::str::from_utf8(&rest[..digits]).ok().and_then(|s| s.parse::<u32>().ok()) {
+    match std::str::from_utf8(&rest[..digits])
+        .ok()
+        .and_then(|s| s.parse::<u32>().ok())
+    {
         Some(n) if n <= 100 => WeightComment::Weight(n as u8),
         _ => WeightComment::Malformed(format!(
             "weight comment {{{shown}}}: the weight must be between 0 and 100"
@@ -119,16 +123,43 @@ mod tests {
 
     #[test]
     fn weight_comments() {
-        assert_eq!(parse_weight_comment(b"weight:40"), WeightComment::Weight(40));
-        assert_eq!(parse_weight_comment(b" weight: 80"), WeightComment::Weight(80));
-        assert_eq!(parse_weight_comment(b"\nweight:10"), WeightComment::Weight(10));
-        assert_eq!(parse_weight_comment(b"weight: 60 E90"), WeightComment::Weight(60));
-        assert_eq!(parse_weight_comment(b"Weight = 0"), WeightComment::Weight(0));
+        assert_eq!(
+            parse_weight_comment(b"weight:40"),
+            WeightComment::Weight(40)
+        );
+        assert_eq!(
+            parse_weight_comment(b" weight: 80"),
+            WeightComment::Weight(80)
+        );
+        assert_eq!(
+            parse_weight_comment(b"\nweight:10"),
+            WeightComment::Weight(10)
+        );
+        assert_eq!(
+            parse_weight_comment(b"weight: 60 E90"),
+            WeightComment::Weight(60)
+        );
+        assert_eq!(
+            parse_weight_comment(b"Weight = 0"),
+            WeightComment::Weight(0)
+        );
         assert_eq!(parse_weight_comment(b"B33"), WeightComment::None);
-        assert_eq!(parse_weight_comment(b"gains weight fast"), WeightComment::None);
-        assert!(matches!(parse_weight_comment(b"weight:"), WeightComment::Malformed(_)));
-        assert!(matches!(parse_weight_comment(b"weight: 101"), WeightComment::Malformed(_)));
-        assert!(matches!(parse_weight_comment(b"weight: 4x"), WeightComment::Malformed(_)));
+        assert_eq!(
+            parse_weight_comment(b"gains weight fast"),
+            WeightComment::None
+        );
+        assert!(matches!(
+            parse_weight_comment(b"weight:"),
+            WeightComment::Malformed(_)
+        ));
+        assert!(matches!(
+            parse_weight_comment(b"weight: 101"),
+            WeightComment::Malformed(_)
+        ));
+        assert!(matches!(
+            parse_weight_comment(b"weight: 4x"),
+            WeightComment::Malformed(_)
+        ));
         assert!(matches!(
             parse_weight_comment(b"weight: 99999999999999"),
             WeightComment::Malformed(_)
@@ -137,7 +168,10 @@ mod tests {
 
     #[test]
     fn nags() {
-        assert_eq!(MoveJudgement::from_nag(Nag(3)), Some(MoveJudgement::Brilliant));
+        assert_eq!(
+            MoveJudgement::from_nag(Nag(3)),
+            Some(MoveJudgement::Brilliant)
+        );
         assert_eq!(MoveJudgement::from_nag(Nag(14)), None);
         assert_eq!(line_evaluation(Nag(11)), Some(0));
         assert_eq!(line_evaluation(Nag(16)), Some(2));

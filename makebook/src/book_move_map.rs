@@ -40,7 +40,7 @@ impl Hasher for ZobristHasher {
 
     fn write(&mut self, bytes: &[u8]) {
         for &b in bytes {
-            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x51_7cc1_b727_220a_95);
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x517c_c1b7_2722_0a95);
         }
     }
 
@@ -60,7 +60,11 @@ mod tests {
     fn moves_of_one_position_hash_apart() {
         let hash = |raw_move| {
             let mut h = ZobristHasher::default();
-            BookMoveKey { key: 0x463b96181691fc9c, raw_move }.hash(&mut h);
+            BookMoveKey {
+                key: 0x463b96181691fc9c,
+                raw_move,
+            }
+            .hash(&mut h);
             h.finish()
         };
         assert_ne!(hash(1), hash(2));

@@ -304,8 +304,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
     if !options.collections_only && !inputs.is_empty() {
         let first = inputs.remove(0);
         done_bytes = first.total_bytes().unwrap_or(0);
-        let (tally, file_report) =
-            read_annotated(first, options.only, options.verbose, &bar, 0)?;
+        let (tally, file_report) = read_annotated(first, options.only, options.verbose, &bar, 0)?;
         annotated = tally;
         report.files.push(file_report);
     }
@@ -384,7 +383,10 @@ pub fn summary(options: &BuildOptions, report: &BuildReport) -> String {
             file.games_without_moves,
             file.malformed_games,
             if file.malformed_annotations > 0 {
-                format!(", {} malformed annotations ignored", file.malformed_annotations)
+                format!(
+                    ", {} malformed annotations ignored",
+                    file.malformed_annotations
+                )
             } else {
                 String::new()
             },

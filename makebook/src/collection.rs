@@ -38,10 +38,9 @@ pub struct MoveStats {
     pub count: u32,
     /// Of those, games the mover won.
     pub wins: u32,
-    /// Games drawn or with an unknown result.
+    /// Games drawn or with an unknown result (the rest were lost; losses
+    /// are not stored, to keep the table small).
     pub draws: u32,
-    /// Games the mover lost.
-    pub losses: u32,
 }
 
 impl MoveStats {
@@ -50,7 +49,7 @@ impl MoveStats {
         self.count += 1;
         match outcome {
             1 => self.wins += 1,
-            -1 => self.losses += 1,
+            -1 => {}
             _ => self.draws += 1,
         }
     }
@@ -60,7 +59,6 @@ impl MoveStats {
         self.count += other.count;
         self.wins += other.wins;
         self.draws += other.draws;
-        self.losses += other.losses;
     }
 
     /// Points scored: wins + draws / 2.
@@ -159,7 +157,11 @@ impl<'a> CollectionVisitor<'a> {
         }
         for pending in self.pending.drain(..) {
             let outcome = game.tags.result.for_side(pending.mover);
-            self.tally.moves.entry(pending.pair).or_default().add(outcome);
+            self.tally
+                .moves
+                .entry(pending.pair)
+                .or_default()
+                .add(outcome);
         }
         GameVerdict::Used
     }
@@ -174,7 +176,12 @@ impl Visitor for CollectionVisitor<'_> {
         ControlFlow::Continue(GameTags::default())
     }
 
-    fn tag(&mut self, tags: &mut GameTags, name: &[u8], value: RawTag<'_>) -> ControlFlow<GameVerdict> {
+    fn tag(
+        &mut self,
+        tags: &mut GameTags,
+        name: &[u8],
+        value: RawTag<'_>,
+    ) -> ControlFlow<GameVerdict> {
         tags.record(name, value);
         CONTINUE
     }
@@ -223,7 +230,10 @@ impl Visitor for CollectionVisitor<'_> {
         } else if let Some(raw_move) = encode_move(&m) {
             self.tally.moves_counted += 1;
             self.pending.push(PendingMove {
-                pair: BookMoveKey { key: game.key, raw_move },
+                pair: BookMoveKey {
+                    key: game.key,
+                    raw_move,
+                },
                 mover,
             });
         }
@@ -252,7 +262,10 @@ impl ReportsAnnotations for CollectionVisitor<'_> {
 
 /// "12." or "12..." for the move about to be played in `pos`.
 pub fn move_number(pos: &Chess) -> String {
-    let dots = if pos.turn() == Color::White { "." } else { "..." };
+    let dots = if pos.turn() == Color::White {
+        "."
+    } else {
+        "..."
+    };
     format!("{}{dots}", pos.fullmoves())
 }
-

@@ -33,9 +33,9 @@ pub fn play_moves(start: Chess, moves: &[String]) -> Result<Chess> {
         let next = match play_uci(&pos, text) {
             Ok((next, _)) => next,
             Err(uci_error) => {
-                let san: SanPlus = text.parse().map_err(|_| {
-                    anyhow::anyhow!("move {} {text:?}: {uci_error}", i + 1)
-                })?;
+                let san: SanPlus = text
+                    .parse()
+                    .map_err(|_| anyhow::anyhow!("move {} {text:?}: {uci_error}", i + 1))?;
                 let m = san.san.to_move(&pos).map_err(|e| {
                     anyhow::anyhow!("move {} {text:?} in {}: {e}", i + 1, fen_of(&pos))
                 })?;
@@ -61,7 +61,11 @@ pub fn dump_position(book: &PolyglotBook, pos: &Chess) -> String {
         return out;
     }
     let total: u64 = entries.iter().map(|e| u64::from(e.weight)).sum();
-    let _ = writeln!(out, "{:<8} {:<6} {:>6} {:>7}", "move", "uci", "weight", "share");
+    let _ = writeln!(
+        out,
+        "{:<8} {:<6} {:>6} {:>7}",
+        "move", "uci", "weight", "share"
+    );
     for entry in entries {
         match decode_move(pos, entry.raw_move) {
             Some(m) => {
@@ -71,7 +75,11 @@ pub fn dump_position(book: &PolyglotBook, pos: &Chess) -> String {
                 } else {
                     100.0 * f64::from(entry.weight) / total as f64
                 };
-                let never = if entry.weight == 0 { "  (never played)" } else { "" };
+                let never = if entry.weight == 0 {
+                    "  (never played)"
+                } else {
+                    ""
+                };
                 let _ = writeln!(
                     out,
                     "{san:<8} {:<6} {:>6} {share:>6.1}%{never}",

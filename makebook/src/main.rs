@@ -26,7 +26,8 @@ use shakmaty::Color;
 
 use crate::build::{BuildOptions, build, default_threads, summary};
 
-const ABOUT: &str = "Build Polyglot opening books from PGN (Arasan-style annotations), and inspect books";
+const ABOUT: &str =
+    "Build Polyglot opening books from PGN (Arasan-style annotations), and inspect books";
 
 const LONG_ABOUT: &str = "\
 Build a Polyglot opening book (.bin, readable by python-chess, Polyglot and

@@ -131,14 +131,35 @@ pub fn compute_entries(
     annotated: &BookMoveMap<AnnotationSummary>,
     settings: WeightSettings,
 ) -> (Vec<BookEntry>, WeightingSummary) {
-    let mut candidates: Vec<Candidate> = collections
-        .iter()
-        .map(|(pair, stats)| Candidate {
+    let mut summary = WeightingSummary::default();
+    // Collection-only pairs that a filter drops are dropped here, before the
+    // sort: whether they pass does not depend on the other moves.
+    let mut candidates: Vec<Candidate> = Vec::with_capacity(collections.len() / 2);
+    for (pair, stats) in collections {
+        let annotation = annotated.get(pair).copied();
+        if annotation.is_none() {
+            if stats.count < settings.min_count {
+                summary.dropped_by_min_count += 1;
+                continue;
+            }
+            if settings
+                .min_score
+                .is_some_and(|min| stats.score() * 100.0 < min)
+            {
+                summary.dropped_by_min_score += 1;
+                continue;
+            }
+            if stats.points() <= 0.0 {
+                summary.dropped_never_scored += 1;
+                continue;
+            }
+        }
+        candidates.push(Candidate {
             pair: *pair,
             stats: *stats,
-            annotation: annotated.get(pair).copied(),
-        })
-        .collect();
+            annotation,
+        });
+    }
     candidates.extend(
         annotated
             .iter()
@@ -151,7 +172,6 @@ pub fn compute_entries(
     );
     candidates.sort_unstable_by_key(|c| c.pair);
 
-    let mut summary = WeightingSummary::default();
     let mut entries = Vec::with_capacity(candidates.len());
     let rare_below = RARE_BELOW_GAMES.max(settings.min_count);
     let mut raws: Vec<Option<f64>> = Vec::new();
@@ -163,18 +183,6 @@ pub fn compute_entries(
             let raw = stats.points() * stats.score();
             let value = if c.annotation.is_some() {
                 (stats.count >= rare_below).then_some(raw)
-            } else if stats.count < settings.min_count {
-                summary.dropped_by_min_count += 1;
-                None
-            } else if settings
-                .min_score
-                .is_some_and(|min| stats.score() * 100.0 < min)
-            {
-                summary.dropped_by_min_score += 1;
-                None
-            } else if stats.points() <= 0.0 {
-                summary.dropped_never_scored += 1;
-                None
             } else {
                 Some(raw)
             };
@@ -227,7 +235,6 @@ mod tests {
             count: wins + draws + losses,
             wins,
             draws,
-            losses,
         }
     }
 

@@ -191,7 +191,10 @@ fn colour_elo_and_score_filters() {
     assert_eq!(book_moves(&book, &[]), moves(&[("d2d4", 10000)]));
     let (book, _) = fx.build(&[scored], &["--collections-only"]);
     // e4: points 1 of 2, raw 0.5; d4: raw 1.
-    assert_eq!(book_moves(&book, &[]), moves(&[("d2d4", 10000), ("e2e4", 5000)]));
+    assert_eq!(
+        book_moves(&book, &[]),
+        moves(&[("d2d4", 10000), ("e2e4", 5000)])
+    );
 }
 
 #[test]
@@ -232,14 +235,26 @@ R[Event \"?\"]
     let (book, stderr) = fx.build(&[annotated, collection], &[]);
     // The malformed weight is ignored: neutral weight, reported with its line.
     assert_eq!(weight(&book, &[], "e2e4"), Some(5000));
-    assert!(stderr.contains("in0.pgn:3: game 1: weight comment {weight: abc} has no number"), "{stderr}");
+    assert!(
+        stderr.contains("in0.pgn:3: game 1: weight comment {weight: abc} has no number"),
+        "{stderr}"
+    );
     // The stray text before a game is reported; the game itself is read.
-    assert!(stderr.contains("in0.pgn:5: game 2: text that is neither tags nor moves"), "{stderr}");
+    assert!(
+        stderr.contains("in0.pgn:5: game 2: text that is neither tags nor moves"),
+        "{stderr}"
+    );
     assert_eq!(weight(&book, &[], "d2d4"), Some(5000));
     // The illegal game is skipped whole (1. c4 is not in the book), the
     // others are read.
-    assert!(stderr.contains("in1.pgn:9: game 2: move 2. Ke3"), "{stderr}");
-    assert!(stderr.contains("in1.pgn:") && stderr.contains("game 3: invalid FEN"), "{stderr}");
+    assert!(
+        stderr.contains("in1.pgn:9: game 2: move 2. Ke3"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("in1.pgn:") && stderr.contains("game 3: invalid FEN"),
+        "{stderr}"
+    );
     assert_eq!(weight(&book, &[], "c2c4"), None);
     assert_eq!(weight(&book, &[], "b2b3"), None);
     assert_eq!(weight(&book, &[], "g1f3"), Some(10000));

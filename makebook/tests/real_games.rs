@@ -19,7 +19,13 @@ fn fischer() -> PathBuf {
 
 fn build_fischer(fx: &Fixtures, name: &str, input: &Path, extra: &[&str]) -> PolyglotBook {
     let out = fx.path(name);
-    let mut args = vec!["-o", out.to_str().unwrap(), "--collections-only", "-p", "30"];
+    let mut args = vec![
+        "-o",
+        out.to_str().unwrap(),
+        "--collections-only",
+        "-p",
+        "30",
+    ];
     args.extend_from_slice(extra);
     args.push(input.to_str().unwrap());
     run_ok(&args);
@@ -31,7 +37,9 @@ const LINES: &[&[&str]] = &[
     &[],
     &["e2e4"],
     &["e2e4", "c7c5"],
-    &["e2e4", "c7c5", "g1f3", "d7d6", "d2d4", "c5d4", "f3d4", "g8f6", "b1c3", "a7a6"],
+    &[
+        "e2e4", "c7c5", "g1f3", "d7d6", "d2d4", "c5d4", "f3d4", "g8f6", "b1c3", "a7a6",
+    ],
     &["d2d4", "g8f6", "c2c4", "g7g6"],
     &["c2c4"],
 ];
@@ -44,7 +52,12 @@ fn fischer_book_reads_identically_here_and_in_python_chess() {
     // Deterministic whatever the thread count.
     let single = build_fischer(&fx, "single.bin", &fischer(), &["--threads", "1"]);
     assert_eq!(single, book);
-    assert_eq!(book_moves(&book, &[]).len(), 4, "{:?}", book_moves(&book, &[]));
+    assert_eq!(
+        book_moves(&book, &[]).len(),
+        4,
+        "{:?}",
+        book_moves(&book, &[])
+    );
 
     if !python_chess_available("fischer_book_reads_identically_here_and_in_python_chess") {
         return;
@@ -52,7 +65,11 @@ fn fischer_book_reads_identically_here_and_in_python_chess() {
     let path = fx.path("fischer.bin");
     assert_eq!(python_chess_entries(&path), our_entries(&book));
     for line in LINES {
-        assert_eq!(python_chess_moves(&path, line), book_moves(&book, line), "after {line:?}");
+        assert_eq!(
+            python_chess_moves(&path, line),
+            book_moves(&book, line),
+            "after {line:?}"
+        );
     }
 }
 
@@ -81,12 +98,20 @@ fn annotated_arasan_file_builds_with_its_quirk() {
     let arasan = if arasan.exists() {
         arasan.to_path_buf()
     } else {
-        eprintln!("NOTICE: annotated_arasan_file_builds_with_its_quirk skipped: {} absent", arasan.display());
+        eprintln!(
+            "NOTICE: annotated_arasan_file_builds_with_its_quirk skipped: {} absent",
+            arasan.display()
+        );
         return;
     };
     let fx = Fixtures::new();
     let out = fx.path("arasan.bin");
-    let output = run_ok(&["-o", out.to_str().unwrap(), arasan.to_str().unwrap(), fischer().to_str().unwrap()]);
+    let output = run_ok(&[
+        "-o",
+        out.to_str().unwrap(),
+        arasan.to_str().unwrap(),
+        fischer().to_str().unwrap(),
+    ]);
     let stderr = String::from_utf8_lossy(&output.stderr);
     // The stray "R" before a game header is reported with its line.
     assert!(stderr.contains("arasan-basic.pgn:18607:"), "{stderr}");
@@ -100,7 +125,10 @@ fn annotated_arasan_file_builds_with_its_quirk() {
 }
 
 fn gnuchess_book() -> Option<PathBuf> {
-    let candidates = ["/usr/share/games/gnuchess/book.bin", "/usr/share/gnuchess/book.bin"];
+    let candidates = [
+        "/usr/share/games/gnuchess/book.bin",
+        "/usr/share/gnuchess/book.bin",
+    ];
     let found = candidates.iter().map(PathBuf::from).find(|p| p.exists());
     if found.is_none() {
         eprintln!("NOTICE: gnuchess book test skipped: install the Debian package gnuchess-book");
@@ -118,7 +146,10 @@ fn debian_gnuchess_book_reads_identically_here_and_in_python_chess() {
     );
     assert!(!book_moves(&book, &[]).is_empty());
     // Our dump command reads it too.
-    let out = makebook().args(["dump", path.to_str().unwrap(), "--moves", "e2e4"]).output().unwrap();
+    let out = makebook()
+        .args(["dump", path.to_str().unwrap(), "--moves", "e2e4"])
+        .output()
+        .unwrap();
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stdout).contains("c7c5"));
 
@@ -127,6 +158,10 @@ fn debian_gnuchess_book_reads_identically_here_and_in_python_chess() {
     }
     assert_eq!(python_chess_entries(&path), our_entries(&book));
     for line in LINES {
-        assert_eq!(python_chess_moves(&path, line), book_moves(&book, line), "after {line:?}");
+        assert_eq!(
+            python_chess_moves(&path, line),
+            book_moves(&book, line),
+            "after {line:?}"
+        );
     }
 }

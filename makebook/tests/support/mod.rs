@@ -108,7 +108,9 @@ pub fn python_chess_available(test: &str) -> bool {
         .map(|o| o.status.success())
         .unwrap_or(false);
     if !ok {
-        eprintln!("NOTICE: {test} skipped: python3 with the `chess` package is not available (pip install chess)");
+        eprintln!(
+            "NOTICE: {test} skipped: python3 with the `chess` package is not available (pip install chess)"
+        );
     }
     ok
 }
@@ -130,7 +132,11 @@ print("\n".join(out))
         .arg(book)
         .output()
         .expect("python3 runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout)
         .unwrap()
         .lines()
@@ -165,7 +171,11 @@ with chess.polyglot.open_reader(sys.argv[1]) as reader:
         .args(moves)
         .output()
         .expect("python3 runs");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let mut list: Vec<(String, u16)> = String::from_utf8(out.stdout)
         .unwrap()
         .lines()
