@@ -56,6 +56,7 @@ leaves any previous book untouched.";
     version,
     about = ABOUT,
     long_about = LONG_ABOUT,
+    after_help = "See --help for how the weights are computed.",
     after_long_help = weighting::WEIGHT_FORMULA,
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true

@@ -276,6 +276,14 @@ mod tests {
     }
 
     #[test]
+    fn the_readme_states_the_same_formula() {
+        let readme = include_str!("../README.md");
+        for line in WEIGHT_FORMULA.lines() {
+            assert!(readme.contains(line), "README.md lacks the formula line {line:?}");
+        }
+    }
+
+    #[test]
     fn annotation_precedence() {
         let plain = AnnotationSummary::default();
         assert_eq!(annotated_base(NEUTRAL_BASE, &plain), 50.0);
