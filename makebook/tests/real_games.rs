@@ -42,6 +42,10 @@ const LINES: &[&[&str]] = &[
     ],
     &["d2d4", "g8f6", "c2c4", "g7g6"],
     &["c2c4"],
+    // Castling is a book move here.
+    &[
+        "e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6", "b5a4", "g8f6",
+    ],
 ];
 
 #[test]
@@ -122,6 +126,23 @@ fn annotated_arasan_file_builds_with_its_quirk() {
     assert_eq!(w("c7c6"), Some(4000));
     assert_eq!(w("g8f6"), Some(2000));
     assert_eq!(w("g7g6"), Some(0));
+
+    // Following the book with weighted random choices only ever plays
+    // weight > 0 book moves, until the book runs out.
+    use rand::SeedableRng;
+    for seed in 0..200 {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut pos = shakmaty::Chess::default();
+        let mut plies = 0;
+        while let Some(m) = book.choose_move(&pos, &mut rng) {
+            let listed = book.moves(&pos);
+            assert!(listed.iter().any(|(b, w)| *b == m && *w > 0), "seed {seed}");
+            shakmaty::Position::play_unchecked(&mut pos, m);
+            plies += 1;
+            assert!(plies < 400);
+        }
+        assert!(plies > 0);
+    }
 }
 
 fn gnuchess_book() -> Option<PathBuf> {
@@ -131,7 +152,7 @@ fn gnuchess_book() -> Option<PathBuf> {
     ];
     let found = candidates.iter().map(PathBuf::from).find(|p| p.exists());
     if found.is_none() {
-        eprintln!("NOTICE: gnuchess book test skipped: install the Debian package gnuchess-book");
+        support::notice("gnuchess book test skipped: install the Debian package gnuchess-book");
     }
     found
 }

@@ -108,11 +108,18 @@ pub fn python_chess_available(test: &str) -> bool {
         .map(|o| o.status.success())
         .unwrap_or(false);
     if !ok {
-        eprintln!(
-            "NOTICE: {test} skipped: python3 with the `chess` package is not available (pip install chess)"
-        );
+        notice(&format!(
+            "{test} skipped: python3 with the `chess` package is not available (pip install chess)"
+        ));
     }
     ok
+}
+
+/// Prints a notice that the test harness does not capture, so a skipped
+/// check is visible in `cargo test` output.
+pub fn notice(text: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "NOTICE: {text}");
 }
 
 /// Every entry of a book as python-chess reads it: "key move weight learn"
