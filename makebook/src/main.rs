@@ -1,14 +1,234 @@
-//! `makebook` command-line tool (placeholder until its issue is implemented).
+//! `makebook`: builds Polyglot opening books from PGN and inspects them.
+//!
+//! `makebook -o book.bin [options] FIRST.pgn [MORE.pgn …]` reads a
+//! hand-annotated first file (variations, `weight:` comments and glyphs, as
+//! in Arasan's `basic.pgn`) and game collections, weighs every move by
+//! frequency, score and annotations (see [`weighting::WEIGHT_FORMULA`]) and
+//! writes a standard Polyglot book atomically. `makebook dump` and
+//! `makebook stats` read books, ours or anyone's.
 
-use clap::Parser;
+mod annotated;
+mod annotations;
+mod book_move_map;
+mod build;
+mod collection;
+mod game_chunks;
+mod inspect;
+mod pgn_scan;
+mod weighting;
 
-/// makebook: part of the engine tuning toolchain (not yet implemented).
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Result;
+use clap::{Args, Parser, Subcommand};
+use shakmaty::Color;
+
+use crate::build::{BuildOptions, build, default_threads, summary};
+
+const ABOUT: &str =
+    "Build Polyglot opening books from PGN (Arasan-style annotations), and inspect books";
+
+const LONG_ABOUT: &str = "\
+Build a Polyglot opening book (.bin, readable by python-chess, Polyglot and
+GUIs) from PGN files, or inspect an existing book.
+
+  makebook -o book.bin [OPTIONS] FIRST.pgn [MORE.pgn ...]
+  makebook dump BOOK [--fen FEN | --moves e2e4 e7e5 ...] [--all]
+  makebook stats BOOK
+
+The first PGN file is the hand-annotated one (like Arasan's basic.pgn): all
+its variations are walked, and its comments {weight: N} and glyphs (!! ! !?
+?! ? ?? and the evaluations $10-$21) set or adjust move weights. The other
+files are game collections: only main lines are read, and a move's weight
+comes from how often it was played and how it scored for the side that
+played it. Inputs may be plain, gzip (.gz) or zstd (.zst) compressed, or -
+for standard input; the compression is recognised from the content.
+
+Malformed games (illegal moves, bad FEN tags, stray text) are reported with
+file, line and game number, skipped and counted; malformed annotations are
+reported and ignored. The book is written atomically: an interrupted build
+leaves any previous book untouched.";
+
 #[derive(Parser, Debug)]
-#[command(version, about)]
-struct Cli {}
+#[command(
+    name = "makebook",
+    version,
+    about = ABOUT,
+    long_about = LONG_ABOUT,
+    after_help = "See --help for how the weights are computed.",
+    after_long_help = weighting::WEIGHT_FORMULA,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
 
-fn main() {
-    let _cli = Cli::parse();
-    eprintln!("makebook: not implemented yet; see --help");
-    std::process::exit(2);
+    #[command(flatten)]
+    build: BuildArgs,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Build a book (the default when no command is given).
+    #[command(after_long_help = weighting::WEIGHT_FORMULA)]
+    Build(BuildArgs),
+    /// List the book moves of a position with weights and percentages.
+    Dump(DumpArgs),
+    /// Summarise a book: entries, positions, weight-0 entries, reach.
+    Stats(StatsArgs),
+}
+
+#[derive(Args, Debug)]
+struct BuildArgs {
+    /// The book to write (replaced atomically when complete).
+    #[arg(short = 'o', long, value_name = "BOOK", required = true)]
+    output: Option<PathBuf>,
+
+    /// PGN files: the annotated file first, then game collections (plain,
+    /// .gz, .zst, or - for standard input).
+    #[arg(value_name = "PGN", required = true)]
+    inputs: Vec<PathBuf>,
+
+    /// Leave out collection moves played in fewer than N games (the
+    /// annotated file is exempt).
+    #[arg(short = 'm', long, value_name = "N", default_value_t = 1)]
+    min_count: u32,
+
+    /// Read only the first N plies (half-moves) of each collection game; the
+    /// moves at plies 0..N-1 are counted (the annotated file is exempt).
+    #[arg(short = 'p', long, value_name = "N", default_value_t = 70)]
+    max_ply: u32,
+
+    /// Leave out collection moves whose score for the side that played them
+    /// is below PERCENT (0-100; a draw scores 50).
+    #[arg(long, value_name = "PERCENT", value_parser = parse_percent)]
+    min_score: Option<f64>,
+
+    /// Keep only moves played by White (a book for playing White).
+    #[arg(long, conflicts_with = "only_black")]
+    only_white: bool,
+
+    /// Keep only moves played by Black (a book for playing Black).
+    #[arg(long)]
+    only_black: bool,
+
+    /// Count a collection move only if the player who made it is rated at
+    /// least ELO (WhiteElo/BlackElo tag; moves of unrated players are left
+    /// out).
+    #[arg(long, value_name = "ELO")]
+    min_elo: Option<u32>,
+
+    /// Worker threads parsing the collections [default: the number of cores].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    threads: Option<u16>,
+
+    /// Treat every input as a game collection: no annotated file (for
+    /// comparisons with other book builders).
+    #[arg(long)]
+    collections_only: bool,
+
+    /// Report every malformed game and annotation (by default, the first 20
+    /// of each file).
+    #[arg(short, long)]
+    verbose: bool,
+}
+
+#[derive(Args, Debug)]
+struct DumpArgs {
+    /// The Polyglot book.
+    #[arg(value_name = "BOOK")]
+    book: PathBuf,
+
+    /// The position to look up (default: the start position).
+    #[arg(long, value_name = "FEN", conflicts_with = "all")]
+    fen: Option<String>,
+
+    /// Moves to play first, from the start position or --fen, in UCI (e2e4)
+    /// or SAN (e4).
+    #[arg(long, value_name = "MOVE", num_args = 1.., conflicts_with = "all")]
+    moves: Vec<String>,
+
+    /// List every entry of the book instead: key (hex), move, weight, learn.
+    #[arg(long)]
+    all: bool,
+}
+
+#[derive(Args, Debug)]
+struct StatsArgs {
+    /// The Polyglot book.
+    #[arg(value_name = "BOOK")]
+    book: PathBuf,
+}
+
+fn parse_percent(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number"))?;
+    if (0.0..=100.0).contains(&value) {
+        Ok(value)
+    } else {
+        Err(format!("{value} is not between 0 and 100"))
+    }
+}
+
+fn run_build(args: BuildArgs) -> Result<()> {
+    let only = match (args.only_white, args.only_black) {
+        (true, _) => Some(Color::White),
+        (_, true) => Some(Color::Black),
+        _ => None,
+    };
+    let options = BuildOptions {
+        output: args.output.expect("clap requires --output"),
+        inputs: args.inputs,
+        collections_only: args.collections_only,
+        min_count: args.min_count,
+        max_ply: args.max_ply,
+        min_score: args.min_score,
+        only,
+        min_elo: args.min_elo,
+        threads: args.threads.map_or_else(default_threads, usize::from),
+        verbose: args.verbose,
+    };
+    let report = build(&options)?;
+    print!("{}", summary(&options, &report));
+    Ok(())
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        None => run_build(cli.build),
+        Some(Command::Build(args)) => run_build(args),
+        Some(Command::Dump(args)) => {
+            if args.all {
+                let book = inspect::open_book(&args.book)?;
+                let stdout = std::io::stdout();
+                let mut out = std::io::BufWriter::new(stdout.lock());
+                inspect::dump_all(&book, &mut out)?;
+                std::io::Write::flush(&mut out)?;
+            } else {
+                print!(
+                    "{}",
+                    inspect::dump(&args.book, args.fen.as_deref(), &args.moves)?
+                );
+            }
+            Ok(())
+        }
+        Some(Command::Stats(args)) => {
+            print!("{}", inspect::stats(&args.book)?);
+            Ok(())
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("makebook: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
 }

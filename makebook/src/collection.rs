@@ -1,0 +1,271 @@
+//! Tallying game collections: how often each move was played and how it
+//! scored for the side that played it.
+//!
+//! The [`CollectionVisitor`] reads only the main line of each game (variations
+//! are skipped by the reader's fast path) and stops reading a game at the ply
+//! limit. Moves are buffered per game and added to the [`CollectionTally`]
+//! only when the whole game parsed, so a malformed game contributes nothing.
+//! Move filters that depend on the game (ply limit, colour, Elo) apply here;
+//! filters on the totals (minimum count and score) apply when the weights
+//! are computed.
+
+use std::ops::ControlFlow;
+
+use engine::book::encode_move;
+use engine::position::{key, key_after};
+use pgn_reader::{RawTag, SanPlus, Skip, Visitor};
+use shakmaty::{Chess, Color, Position};
+
+use crate::book_move_map::{BookMoveKey, BookMoveMap};
+use crate::pgn_scan::{AnnotationNote, CONTINUE, GameTags, GameVerdict, ReportsAnnotations};
+
+/// Which moves of a game are counted.
+#[derive(Debug, Clone, Copy)]
+pub struct CollectionFilter {
+    /// Only moves at plies `0..max_ply` of the game are counted.
+    pub max_ply: u32,
+    /// Count only the moves of this colour (`None`: both).
+    pub only: Option<Color>,
+    /// Count only moves by players rated at least this much.
+    pub min_elo: Option<u32>,
+}
+
+/// Results of one (position, move) pair, from the point of view of the side
+/// that played the move.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct MoveStats {
+    /// Games in which the move was played.
+    pub count: u32,
+    /// Of those, games the mover won.
+    pub wins: u32,
+    /// Games drawn or with an unknown result (the rest were lost; losses
+    /// are not stored, to keep the table small).
+    pub draws: u32,
+}
+
+impl MoveStats {
+    /// Adds one game with result `outcome` (+1 win, 0 draw, −1 loss).
+    pub fn add(&mut self, outcome: i8) {
+        self.count += 1;
+        match outcome {
+            1 => self.wins += 1,
+            -1 => {}
+            _ => self.draws += 1,
+        }
+    }
+
+    /// Adds another tally of the same pair.
+    pub fn merge(&mut self, other: &MoveStats) {
+        self.count += other.count;
+        self.wins += other.wins;
+        self.draws += other.draws;
+    }
+
+    /// Points scored: wins + draws / 2.
+    pub fn points(&self) -> f64 {
+        f64::from(self.wins) + f64::from(self.draws) / 2.0
+    }
+
+    /// Average score in `[0, 1]` (0 for an empty tally).
+    pub fn score(&self) -> f64 {
+        if self.count == 0 {
+            0.0
+        } else {
+            self.points() / f64::from(self.count)
+        }
+    }
+}
+
+/// Move statistics of game collections plus the counters of the summary.
+#[derive(Debug, Default)]
+pub struct CollectionTally {
+    /// Statistics per (position, move).
+    pub moves: BookMoveMap<MoveStats>,
+    /// Moves counted (each occurrence of a pair in a game).
+    pub moves_counted: u64,
+    /// Moves not counted because of `--only-white`/`--only-black`.
+    pub dropped_by_colour: u64,
+    /// Moves not counted because of `--min-elo`.
+    pub dropped_by_elo: u64,
+    /// Games whose reading stopped at `--max-ply`.
+    pub games_cut_at_max_ply: u64,
+}
+
+impl CollectionTally {
+    /// Adds another tally (from another worker) into this one.
+    pub fn merge(&mut self, other: CollectionTally) {
+        let (mut big, small) = if other.moves.len() > self.moves.len() {
+            (other.moves, std::mem::take(&mut self.moves))
+        } else {
+            (std::mem::take(&mut self.moves), other.moves)
+        };
+        big.reserve(small.len());
+        for (pair, stats) in small {
+            big.entry(pair).or_default().merge(&stats);
+        }
+        self.moves = big;
+        self.moves_counted += other.moves_counted;
+        self.dropped_by_colour += other.dropped_by_colour;
+        self.dropped_by_elo += other.dropped_by_elo;
+        self.games_cut_at_max_ply += other.games_cut_at_max_ply;
+    }
+}
+
+/// A move waiting for its game to parse completely.
+#[derive(Debug, Clone, Copy)]
+struct PendingMove {
+    pair: BookMoveKey,
+    mover: Color,
+}
+
+/// The state of the game being read.
+#[derive(Debug)]
+pub struct GameInProgress {
+    pos: Chess,
+    key: u64,
+    ply: u32,
+    moves_played: u32,
+    tags: GameTags,
+}
+
+/// Reads collection games into a [`CollectionTally`].
+#[derive(Debug)]
+pub struct CollectionVisitor<'a> {
+    filter: CollectionFilter,
+    tally: &'a mut CollectionTally,
+    pending: Vec<PendingMove>,
+}
+
+impl<'a> CollectionVisitor<'a> {
+    /// A visitor adding to `tally`.
+    pub fn new(filter: CollectionFilter, tally: &'a mut CollectionTally) -> Self {
+        CollectionVisitor {
+            filter,
+            tally,
+            pending: Vec::with_capacity(256),
+        }
+    }
+
+    /// Adds the buffered moves of a completely parsed game.
+    fn commit(&mut self, game: &GameInProgress) -> GameVerdict {
+        if game.moves_played == 0 {
+            return if game.tags.any {
+                GameVerdict::NoMoves
+            } else {
+                GameVerdict::Malformed("text that is neither tags nor moves".to_string())
+            };
+        }
+        for pending in self.pending.drain(..) {
+            let outcome = game.tags.result.for_side(pending.mover);
+            self.tally
+                .moves
+                .entry(pending.pair)
+                .or_default()
+                .add(outcome);
+        }
+        GameVerdict::Used
+    }
+}
+
+impl Visitor for CollectionVisitor<'_> {
+    type Tags = GameTags;
+    type Movetext = GameInProgress;
+    type Output = GameVerdict;
+
+    fn begin_tags(&mut self) -> ControlFlow<GameVerdict, GameTags> {
+        ControlFlow::Continue(GameTags::default())
+    }
+
+    fn tag(
+        &mut self,
+        tags: &mut GameTags,
+        name: &[u8],
+        value: RawTag<'_>,
+    ) -> ControlFlow<GameVerdict> {
+        tags.record(name, value);
+        CONTINUE
+    }
+
+    fn begin_movetext(&mut self, tags: GameTags) -> ControlFlow<GameVerdict, GameInProgress> {
+        self.pending.clear();
+        match tags.start() {
+            Ok((pos, start_ply)) => {
+                let key = key(&pos);
+                ControlFlow::Continue(GameInProgress {
+                    pos,
+                    key,
+                    ply: start_ply,
+                    moves_played: 0,
+                    tags,
+                })
+            }
+            Err(reason) => ControlFlow::Break(GameVerdict::Malformed(reason)),
+        }
+    }
+
+    fn san(&mut self, game: &mut GameInProgress, san_plus: SanPlus) -> ControlFlow<GameVerdict> {
+        if game.ply >= self.filter.max_ply {
+            self.tally.games_cut_at_max_ply += 1;
+            let verdict = self.commit(game);
+            return ControlFlow::Break(verdict);
+        }
+        let m = match san_plus.san.to_move(&game.pos) {
+            Ok(m) => m,
+            Err(e) => {
+                return ControlFlow::Break(GameVerdict::Malformed(format!(
+                    "move {} {san_plus}: {e}",
+                    move_number(&game.pos)
+                )));
+            }
+        };
+        let mover = game.pos.turn();
+        if self.filter.only.is_some_and(|only| only != mover) {
+            self.tally.dropped_by_colour += 1;
+        } else if self
+            .filter
+            .min_elo
+            .is_some_and(|min| game.tags.elo(mover).is_none_or(|elo| elo < min))
+        {
+            self.tally.dropped_by_elo += 1;
+        } else if let Some(raw_move) = encode_move(&m) {
+            self.tally.moves_counted += 1;
+            self.pending.push(PendingMove {
+                pair: BookMoveKey {
+                    key: game.key,
+                    raw_move,
+                },
+                mover,
+            });
+        }
+        let before = game.pos.clone();
+        game.pos.play_unchecked(m);
+        game.key = key_after(&before, game.key, &m, &game.pos);
+        game.ply += 1;
+        game.moves_played += 1;
+        CONTINUE
+    }
+
+    fn begin_variation(&mut self, _game: &mut GameInProgress) -> ControlFlow<GameVerdict, Skip> {
+        ControlFlow::Continue(Skip(true))
+    }
+
+    fn end_game(&mut self, game: GameInProgress) -> GameVerdict {
+        self.commit(&game)
+    }
+}
+
+impl ReportsAnnotations for CollectionVisitor<'_> {
+    fn take_annotation_notes(&mut self) -> Vec<AnnotationNote> {
+        Vec::new()
+    }
+}
+
+/// "12." or "12..." for the move about to be played in `pos`.
+pub fn move_number(pos: &Chess) -> String {
+    let dots = if pos.turn() == Color::White {
+        "."
+    } else {
+        "..."
+    };
+    format!("{}{dots}", pos.fullmoves())
+}

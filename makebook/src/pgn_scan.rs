@@ -1,0 +1,288 @@
+//! Running a game visitor over a chunk of PGN and locating problems in it.
+//!
+//! [`scan_chunk`] feeds a [`GameChunk`] to a pgn-reader [`Visitor`] game by
+//! game. A visitor rejects a game by breaking out of it with
+//! [`GameVerdict::Malformed`]; the reader then stands right after the
+//! offending token, which gives the exact line of the problem. Annotation
+//! problems that do not stop the game are reported by the visitor as
+//! [`AnnotationNote`]s carrying the offending comment, located afterwards by
+//! searching the game's text. [`GameTags`] collects the tags both visitors
+//! need (result, FEN start, variant, Elo ratings).
+
+use std::cell::Cell;
+use std::io::{self, Read};
+use std::ops::ControlFlow;
+
+use engine::position::parse_fen;
+use pgn_reader::{RawTag, Reader, Visitor};
+use shakmaty::{Chess, Color, Position};
+
+use crate::game_chunks::GameChunk;
+
+/// What a visitor made of one game.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GameVerdict {
+    /// The game's moves were used (possibly cut short at the ply limit).
+    Used,
+    /// The game has no moves (e.g. a forfeit); nothing to use, no problem.
+    NoMoves,
+    /// The game is broken (illegal move, bad FEN, stray text); it was skipped.
+    Malformed(String),
+}
+
+/// An annotation problem inside an otherwise usable game.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnnotationNote {
+    /// Text to search for in the game to find the line (e.g. `{weight: x}`).
+    pub needle: Vec<u8>,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// A visitor that can report annotation problems found in the last game.
+pub trait ReportsAnnotations {
+    /// The annotation problems of the game just read (emptied by the call).
+    fn take_annotation_notes(&mut self) -> Vec<AnnotationNote>;
+}
+
+/// What kind of problem a [`Problem`] is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ProblemKind {
+    /// The whole game was skipped.
+    MalformedGame,
+    /// One annotation was ignored; the game was used.
+    MalformedAnnotation,
+}
+
+/// A problem found in a chunk, located by line and by game within the chunk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// Game or annotation.
+    pub kind: ProblemKind,
+    /// Index of the game within its chunk, from 0.
+    pub game_in_chunk: usize,
+    /// Line in the file.
+    pub line: u64,
+    /// What is wrong.
+    pub message: String,
+}
+
+/// The outcome of scanning one chunk.
+#[derive(Debug, Default)]
+pub struct ChunkScan {
+    /// Games found (used, empty or malformed).
+    pub games: usize,
+    /// Games that contributed moves.
+    pub games_used: usize,
+    /// Games without moves.
+    pub games_without_moves: usize,
+    /// Problems, in order of appearance.
+    pub problems: Vec<Problem>,
+}
+
+/// A slice reader that publishes how far it has been read.
+struct TrackedSlice<'a> {
+    bytes: &'a [u8],
+    consumed: &'a Cell<usize>,
+}
+
+impl Read for TrackedSlice<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let start = self.consumed.get();
+        let n = buf.len().min(self.bytes.len() - start);
+        buf[..n].copy_from_slice(&self.bytes[start..start + n]);
+        self.consumed.set(start + n);
+        Ok(n)
+    }
+}
+
+fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
+    if needle.is_empty() || needle.len() > haystack.len() {
+        return None;
+    }
+    haystack.windows(needle.len()).position(|w| w == needle)
+}
+
+/// Runs `visitor` over every game of `chunk`.
+pub fn scan_chunk<V>(chunk: &GameChunk, visitor: &mut V) -> ChunkScan
+where
+    V: Visitor<Output = GameVerdict> + ReportsAnnotations,
+{
+    let consumed = Cell::new(0usize);
+    let mut reader = Reader::build(TrackedSlice {
+        bytes: &chunk.bytes,
+        consumed: &consumed,
+    })
+    .set_supported_comment_length(4096)
+    .finish();
+    let mut scan = ChunkScan::default();
+    let mut last_start = None;
+    loop {
+        match reader.has_more() {
+            Ok(true) => {}
+            Ok(false) => break,
+            Err(e) => {
+                // Only parser errors can occur on a slice; they were already
+                // reported with their game, so stop at what is left.
+                scan.problems.push(Problem {
+                    kind: ProblemKind::MalformedGame,
+                    game_in_chunk: scan.games.saturating_sub(1),
+                    line: chunk.line_at(consumed.get() - reader.buffer().len()),
+                    message: format!("unreadable PGN after this point ({e}); rest skipped"),
+                });
+                break;
+            }
+        }
+        let start = consumed.get() - reader.buffer().len();
+        if last_start == Some(start) {
+            // No progress: never loop forever on input the reader rejects.
+            break;
+        }
+        last_start = Some(start);
+        let game_index = scan.games;
+        scan.games += 1;
+        let verdict = reader.read_game(visitor);
+        let here = consumed.get() - reader.buffer().len();
+        match verdict {
+            Ok(Some(GameVerdict::Used)) => scan.games_used += 1,
+            Ok(Some(GameVerdict::NoMoves)) => scan.games_without_moves += 1,
+            Ok(Some(GameVerdict::Malformed(message))) => scan.problems.push(Problem {
+                kind: ProblemKind::MalformedGame,
+                game_in_chunk: game_index,
+                line: chunk.line_at(here.saturating_sub(1)),
+                message: format!("{message}; game skipped"),
+            }),
+            Ok(None) => {
+                scan.games -= 1;
+                break;
+            }
+            Err(e) => scan.problems.push(Problem {
+                kind: ProblemKind::MalformedGame,
+                game_in_chunk: game_index,
+                line: chunk.line_at(here.saturating_sub(1)),
+                message: format!("{e}; game skipped"),
+            }),
+        }
+        let notes = visitor.take_annotation_notes();
+        if !notes.is_empty() {
+            // The game's text runs from `start` to the next game's start;
+            // read ahead to find it, since the reader may have stopped early.
+            let game_text = &chunk.bytes[start..];
+            for note in notes {
+                let offset = find(game_text, &note.needle).map_or(start, |o| start + o);
+                scan.problems.push(Problem {
+                    kind: ProblemKind::MalformedAnnotation,
+                    game_in_chunk: game_index,
+                    line: chunk.line_at(offset),
+                    message: note.message,
+                });
+            }
+        }
+    }
+    scan
+}
+
+/// The game result as the `Result` tag states it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum GameResult {
+    /// `1-0`.
+    WhiteWins,
+    /// `0-1`.
+    BlackWins,
+    /// `1/2-1/2`.
+    Draw,
+    /// `*`, missing or anything else: scored as a draw.
+    #[default]
+    Unknown,
+}
+
+impl GameResult {
+    fn parse(value: &[u8]) -> GameResult {
+        match value {
+            b"1-0" => GameResult::WhiteWins,
+            b"0-1" => GameResult::BlackWins,
+            b"1/2-1/2" => GameResult::Draw,
+            _ => GameResult::Unknown,
+        }
+    }
+
+    /// +1 win, 0 draw or unknown, −1 loss, for the given side.
+    pub fn for_side(self, side: Color) -> i8 {
+        let white = match self {
+            GameResult::WhiteWins => 1,
+            GameResult::BlackWins => -1,
+            GameResult::Draw | GameResult::Unknown => 0,
+        };
+        if side == Color::White { white } else { -white }
+    }
+}
+
+/// The tags the book builder looks at.
+#[derive(Debug, Clone, Default)]
+pub struct GameTags {
+    /// Whether any tag was seen at all.
+    pub any: bool,
+    /// The `Result` tag.
+    pub result: GameResult,
+    /// The `FEN` tag, if any.
+    pub fen: Option<String>,
+    /// The `Variant` tag, if any.
+    pub variant: Option<String>,
+    /// `WhiteElo`, when a number.
+    pub white_elo: Option<u32>,
+    /// `BlackElo`, when a number.
+    pub black_elo: Option<u32>,
+}
+
+impl GameTags {
+    /// Records one tag.
+    pub fn record(&mut self, name: &[u8], value: RawTag<'_>) {
+        self.any = true;
+        match name {
+            b"Result" => self.result = GameResult::parse(value.as_bytes()),
+            b"FEN" => self.fen = Some(value.decode_utf8_lossy().into_owned()),
+            b"Variant" => self.variant = Some(value.decode_utf8_lossy().into_owned()),
+            b"WhiteElo" => self.white_elo = parse_elo(value.as_bytes()),
+            b"BlackElo" => self.black_elo = parse_elo(value.as_bytes()),
+            _ => {}
+        }
+    }
+
+    /// The Elo of the given side, when stated.
+    pub fn elo(&self, side: Color) -> Option<u32> {
+        match side {
+            Color::White => self.white_elo,
+            Color::Black => self.black_elo,
+        }
+    }
+
+    /// The starting position and the ply number of its first move (0 for
+    /// the standard start; from the FEN's move number otherwise).
+    ///
+    /// # Errors
+    /// A description when the variant is not standard chess or the FEN is
+    /// invalid.
+    pub fn start(&self) -> Result<(Chess, u32), String> {
+        if let Some(variant) = &self.variant {
+            let v = variant.to_ascii_lowercase();
+            if !matches!(v.as_str(), "" | "standard" | "chess" | "from position") {
+                return Err(format!("variant {variant:?} is not standard chess"));
+            }
+        }
+        match &self.fen {
+            None => Ok((Chess::default(), 0)),
+            Some(fen) => {
+                let pos = parse_fen(fen).map_err(|e| e.to_string())?;
+                let ply = 2 * (pos.fullmoves().get() - 1) + u32::from(pos.turn() == Color::Black);
+                Ok((pos, ply))
+            }
+        }
+    }
+}
+
+fn parse_elo(value: &[u8]) -> Option<u32> {
+    std::str::from_utf8(value).ok()?.trim().parse().ok()
+}
+
+/// Shorthand for a visitor continuing.
+pub const CONTINUE: ControlFlow<GameVerdict> = ControlFlow::Continue(());
