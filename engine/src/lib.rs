@@ -3,3 +3,11 @@
 
 pub mod eval;
 pub mod position;
+pub mod bench;
+pub mod epdtest;
+pub mod movepick;
+pub mod perft;
+pub mod search;
+pub mod timeman;
+pub mod tt;
+pub mod uci;
