@@ -1,12 +1,12 @@
 //! The engine library: positions, labeled-position formats, the tunable
 //! evaluation, search, and the formats shared by the toolchain's tools.
 
-pub mod eval;
-pub mod position;
 pub mod bench;
 pub mod epdtest;
+pub mod eval;
 pub mod movepick;
 pub mod perft;
+pub mod position;
 pub mod search;
 pub mod timeman;
 pub mod tt;
