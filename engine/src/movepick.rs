@@ -253,19 +253,22 @@ pub enum MoveClass {
     BadCapture,
 }
 
-/// Hands out a position's legal moves best-first (selection sort on scores
-/// computed once, so a cutoff early saves the sorting of the rest).
-pub struct MovePicker {
-    moves: MoveList,
+/// Hands out a position's legal moves best-first: selection sort on scores
+/// computed once, so a cutoff early saves sorting the rest. Captures are
+/// first ranked by MVV/LVA and checked by SEE only when their turn comes;
+/// losing ones are then demoted behind the quiet moves. The picker borrows
+/// the move list so that it is never copied.
+pub struct MovePicker<'a> {
+    moves: &'a mut MoveList,
     scores: [i32; 256],
     next: usize,
 }
 
-impl MovePicker {
+impl<'a> MovePicker<'a> {
     /// Orders moves for the main search.
     pub fn new(
         pos: &Chess,
-        moves: MoveList,
+        moves: &'a mut MoveList,
         hash_move: u16,
         tables: &OrderingTables,
         ply: usize,
@@ -275,19 +278,15 @@ impl MovePicker {
         let us = pos.turn();
         let [k1, k2] = tables.killers(ply);
         let counter = tables.countermove(us, previous);
-        for (i, &m) in moves.iter().enumerate() {
-            scores[i] = if hash_move != 0 && encode_move(m) == hash_move {
+        for (score, &m) in scores.iter_mut().zip(moves.iter()) {
+            *score = if hash_move != 0 && encode_move(m) == hash_move {
                 SCORE_HASH_MOVE
             } else if let Some(promo) = m.promotion()
                 && promo != Role::Queen
             {
                 SCORE_UNDERPROMOTION + see_value(promo)
             } else if !is_quiet(m) {
-                if see_ge(pos, m, 0) {
-                    SCORE_GOOD_CAPTURE + mvv_lva(m)
-                } else {
-                    SCORE_BAD_CAPTURE + mvv_lva(m)
-                }
+                SCORE_GOOD_CAPTURE + mvv_lva(m)
             } else if Some(m) == k1 {
                 SCORE_KILLER_1
             } else if Some(m) == k2 {
@@ -306,11 +305,12 @@ impl MovePicker {
     }
 
     /// Orders captures and queen promotions by MVV/LVA for quiescence (the
-    /// caller passes only the moves it wants searched); `hash_move` first.
-    pub fn new_tactical(moves: MoveList, hash_move: u16) -> Self {
+    /// caller passes only the moves it wants searched); `hash_move` first,
+    /// losing captures (by SEE) last.
+    pub fn new_tactical(moves: &'a mut MoveList, hash_move: u16) -> Self {
         let mut scores = [0; 256];
-        for (i, &m) in moves.iter().enumerate() {
-            scores[i] = if hash_move != 0 && encode_move(m) == hash_move {
+        for (score, &m) in scores.iter_mut().zip(moves.iter()) {
+            *score = if hash_move != 0 && encode_move(m) == hash_move {
                 SCORE_HASH_MOVE
             } else if is_quiet(m) {
                 0
@@ -336,34 +336,42 @@ impl MovePicker {
     }
 
     /// The next best move and its class, or `None` when all were returned.
-    pub fn next_move(&mut self) -> Option<(Move, MoveClass)> {
+    /// `pos` is the position the moves belong to (for SEE).
+    pub fn next_move(&mut self, pos: &Chess) -> Option<(Move, MoveClass)> {
         let n = self.moves.len();
-        if self.next >= n {
-            return None;
-        }
-        let mut best = self.next;
-        for i in self.next + 1..n {
-            if self.scores[i] > self.scores[best] {
-                best = i;
+        loop {
+            if self.next >= n {
+                return None;
             }
+            let mut best = self.next;
+            for i in self.next + 1..n {
+                if self.scores[i] > self.scores[best] {
+                    best = i;
+                }
+            }
+            let s = self.scores[best];
+            let m = self.moves[best];
+            if (SCORE_GOOD_CAPTURE..SCORE_HASH_MOVE).contains(&s) && !see_ge(pos, m, 0) {
+                // A losing capture: its turn comes after the quiet moves.
+                self.scores[best] = SCORE_BAD_CAPTURE + mvv_lva(m);
+                continue;
+            }
+            self.moves.swap(self.next, best);
+            self.scores.swap(self.next, best);
+            self.next += 1;
+            let class = if s == SCORE_HASH_MOVE {
+                MoveClass::Hash
+            } else if s >= SCORE_GOOD_CAPTURE {
+                MoveClass::GoodCapture
+            } else if s >= SCORE_COUNTERMOVE {
+                MoveClass::Refutation
+            } else if s > SCORE_BAD_CAPTURE / 2 {
+                MoveClass::Quiet
+            } else {
+                MoveClass::BadCapture
+            };
+            return Some((m, class));
         }
-        self.moves.swap(self.next, best);
-        self.scores.swap(self.next, best);
-        let m = self.moves[self.next];
-        let s = self.scores[self.next];
-        self.next += 1;
-        let class = if s == SCORE_HASH_MOVE {
-            MoveClass::Hash
-        } else if s >= SCORE_GOOD_CAPTURE {
-            MoveClass::GoodCapture
-        } else if s >= SCORE_COUNTERMOVE {
-            MoveClass::Refutation
-        } else if s > SCORE_BAD_CAPTURE / 2 {
-            MoveClass::Quiet
-        } else {
-            MoveClass::BadCapture
-        };
-        Some((m, class))
     }
 }
 
@@ -400,9 +408,10 @@ mod tests {
         let moves = pos.legal_moves();
         let hash = moves[17];
         let tables = OrderingTables::new();
-        let mut picker = MovePicker::new(&pos, moves.clone(), encode_move(hash), &tables, 0, None);
+        let mut list = moves.clone();
+        let mut picker = MovePicker::new(&pos, &mut list, encode_move(hash), &tables, 0, None);
         let mut seen = Vec::new();
-        while let Some((m, class)) = picker.next_move() {
+        while let Some((m, class)) = picker.next_move(&pos) {
             if seen.is_empty() {
                 assert_eq!((m, class), (hash, MoveClass::Hash));
             }

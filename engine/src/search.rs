@@ -604,7 +604,7 @@ impl Worker {
 
         // Step 10. Generate and order the moves; no move is mate or
         // stalemate.
-        let moves = pos.legal_moves();
+        let mut moves = pos.legal_moves();
         if moves.is_empty() {
             return if in_check {
                 -MATE_SCORE + ply as i32
@@ -612,7 +612,8 @@ impl Worker {
                 DRAW_SCORE
             };
         }
-        let mut picker = MovePicker::new(pos, moves, tt_move, &self.tables, ply, previous_move);
+        let mut picker =
+            MovePicker::new(pos, &mut moves, tt_move, &self.tables, ply, previous_move);
         let [killer_1, killer_2] = self.tables.killers(ply);
         let mut best_score = -INFINITY;
         let mut best_move: Option<Move> = None;
@@ -621,7 +622,7 @@ impl Worker {
         let mut quiets_count = 0usize;
         let lmp_limit = (LMP_BASE + depth * depth) / if improving { 1 } else { 2 };
 
-        while let Some((m, class)) = picker.next_move() {
+        while let Some((m, class)) = picker.next_move(pos) {
             let quiet = is_quiet(m);
             // Step 11. Shallow pruning of late, unpromising moves, once a
             // move has been found that avoids being mated.
@@ -844,9 +845,9 @@ impl Worker {
             moves.retain(|m| m.is_capture() || m.promotion() == Some(Role::Queen));
         }
         let tt_move = tt_entry.map_or(0, |e| e.move_code);
-        let mut picker = MovePicker::new_tactical(moves, tt_move);
+        let mut picker = MovePicker::new_tactical(&mut moves, tt_move);
         let mut best_move = None;
-        while let Some((m, _)) = picker.next_move() {
+        while let Some((m, _)) = picker.next_move(pos) {
             if !in_check {
                 // Q4. Delta pruning: even winning the piece cannot reach
                 // alpha.
