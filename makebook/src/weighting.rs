@@ -279,7 +279,10 @@ mod tests {
     fn the_readme_states_the_same_formula() {
         let readme = include_str!("../README.md");
         for line in WEIGHT_FORMULA.lines() {
-            assert!(readme.contains(line), "README.md lacks the formula line {line:?}");
+            assert!(
+                readme.contains(line),
+                "README.md lacks the formula line {line:?}"
+            );
         }
     }
 

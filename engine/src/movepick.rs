@@ -1,0 +1,425 @@
+//! Move ordering: static exchange evaluation, the ordering tables a searcher
+//! learns during a search (history, countermoves, killers), and the picker
+//! that hands moves to the search best-first.
+//!
+//! Invariants: the picker only ever returns moves from the legal move list it
+//! was given, each exactly once; the hash move is matched by its 16-bit code
+//! against that list, so a corrupted or colliding table entry cannot inject
+//! an illegal move. History scores stay within `±HISTORY_MAX` through the
+//! "gravity" update, which also makes the maluses of tried quiet moves decay.
+
+use shakmaty::attacks::{bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks};
+use shakmaty::{Bitboard, Chess, Color, Move, MoveList, Position, Role, Square};
+
+use crate::search::MAX_PLY;
+use crate::tt::encode_move;
+
+/// Piece values used for exchange evaluation and MVV/LVA ordering.
+pub const fn see_value(role: Role) -> i32 {
+    match role {
+        Role::Pawn => 100,
+        Role::Knight => 320,
+        Role::Bishop => 330,
+        Role::Rook => 500,
+        Role::Queen => 950,
+        Role::King => 20_000,
+    }
+}
+
+/// Bound of history scores (in absolute value).
+pub const HISTORY_MAX: i32 = 16_384;
+
+/// Ordering score of the hash move: searched first.
+const SCORE_HASH_MOVE: i32 = 1 << 30;
+/// Base of captures and queen promotions that do not lose material.
+const SCORE_GOOD_CAPTURE: i32 = 1 << 28;
+/// First killer move.
+const SCORE_KILLER_1: i32 = (1 << 27) + 2;
+/// Second killer move.
+const SCORE_KILLER_2: i32 = (1 << 27) + 1;
+/// Countermove of the opponent's last move.
+const SCORE_COUNTERMOVE: i32 = 1 << 27;
+/// Base of captures losing material by SEE (searched after all quiet moves).
+const SCORE_BAD_CAPTURE: i32 = -(1 << 28);
+/// Under-promotions: almost never right, searched last.
+const SCORE_UNDERPROMOTION: i32 = -(1 << 29);
+
+/// MVV/LVA key: most valuable victim first, then least valuable attacker.
+pub fn mvv_lva(m: Move) -> i32 {
+    let victim = m.capture().map_or(0, see_value) + m.promotion().map_or(0, see_value);
+    victim * 8 - m.role() as i32
+}
+
+/// Squares holding pieces (of both colours) that attack `sq` given the
+/// occupancy `occupied`.
+fn attackers_to(pos: &Chess, sq: Square, occupied: Bitboard) -> Bitboard {
+    let b = pos.board();
+    (rook_attacks(sq, occupied) & b.rooks_and_queens())
+        | (bishop_attacks(sq, occupied) & b.bishops_and_queens())
+        | (knight_attacks(sq) & b.knights())
+        | (king_attacks(sq) & b.kings())
+        | (pawn_attacks(Color::White, sq) & b.pawns() & b.black())
+        | (pawn_attacks(Color::Black, sq) & b.pawns() & b.white())
+}
+
+/// Static exchange evaluation: does playing `m` win at least `threshold`
+/// centipawns once all captures on the target square are resolved (each side
+/// recapturing with its least valuable piece, and free to stop)? Pins are
+/// ignored; castling counts as 0.
+pub fn see_ge(pos: &Chess, m: Move, threshold: i32) -> bool {
+    let (from, to) = match m {
+        Move::Normal { from, to, .. } | Move::EnPassant { from, to } => (from, to),
+        _ => return 0 >= threshold,
+    };
+    let promotion_gain = m
+        .promotion()
+        .map_or(0, |r| see_value(r) - see_value(Role::Pawn));
+    let mut swap = m.capture().map_or(0, see_value) + promotion_gain - threshold;
+    if swap < 0 {
+        return false;
+    }
+    let moved = m.promotion().unwrap_or(m.role());
+    swap = see_value(moved) - swap;
+    if swap <= 0 {
+        return true;
+    }
+    let board = pos.board();
+    let mut occupied = board.occupied().without(from).with(to);
+    if let Move::EnPassant { .. } = m {
+        let captured = Square::from_coords(to.file(), from.rank());
+        occupied = occupied.without(captured);
+    }
+    let mut side = pos.turn();
+    let mut attackers = attackers_to(pos, to, occupied);
+    let mut result = true;
+    loop {
+        side = !side;
+        attackers &= occupied;
+        let ours = attackers & board.by_color(side);
+        if ours.is_empty() {
+            break;
+        }
+        result = !result;
+        let Some(role) = [
+            Role::Pawn,
+            Role::Knight,
+            Role::Bishop,
+            Role::Rook,
+            Role::Queen,
+            Role::King,
+        ]
+        .into_iter()
+        .find(|&r| (ours & board.by_role(r)).any()) else {
+            break;
+        };
+        if role == Role::King {
+            // The king may only recapture if the other side has nothing left.
+            return if (attackers & board.by_color(!side)).any() {
+                !result
+            } else {
+                result
+            };
+        }
+        swap = see_value(role) - swap;
+        if swap < result as i32 {
+            break;
+        }
+        let sq = (ours & board.by_role(role))
+            .first()
+            .expect("non-empty attacker set");
+        occupied = occupied.without(sq);
+        // Sliders behind the piece that just captured join in (x-rays).
+        attackers |= (rook_attacks(to, occupied) & board.rooks_and_queens())
+            | (bishop_attacks(to, occupied) & board.bishops_and_queens());
+    }
+    result
+}
+
+/// The tables a searcher learns from its own search to order quiet moves.
+#[derive(Clone)]
+pub struct OrderingTables {
+    /// Butterfly history `[colour][from][to]`.
+    history: Vec<i32>,
+    /// Countermoves `[colour][role][to]` of the opponent's previous move.
+    countermoves: Vec<Option<Move>>,
+    /// Two killer moves per ply.
+    killers: Vec<[Option<Move>; 2]>,
+}
+
+impl Default for OrderingTables {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn history_index(color: Color, m: Move) -> usize {
+    let from = m.from().map_or(0, |s| s as usize);
+    (color as usize) * 4096 + from * 64 + m.to() as usize
+}
+
+fn countermove_index(color: Color, previous: Move) -> usize {
+    (color as usize) * 7 * 64 + (previous.role() as usize) * 64 + previous.to() as usize
+}
+
+/// The history bonus (or, negated, malus) earned at a given depth.
+pub fn history_bonus(depth: i32) -> i32 {
+    (depth * depth * 16 + depth * 32).min(1600)
+}
+
+impl OrderingTables {
+    /// Empty tables.
+    pub fn new() -> Self {
+        OrderingTables {
+            history: vec![0; 2 * 64 * 64],
+            countermoves: vec![None; 2 * 7 * 64],
+            killers: vec![[None; 2]; MAX_PLY + 2],
+        }
+    }
+
+    /// Forgets everything (new game).
+    pub fn clear(&mut self) {
+        self.history.fill(0);
+        self.countermoves.fill(None);
+        self.clear_killers();
+    }
+
+    /// Forgets the killers (new search: they belong to another tree).
+    pub fn clear_killers(&mut self) {
+        self.killers.fill([None; 2]);
+    }
+
+    /// History score of a quiet move for `color`.
+    pub fn history(&self, color: Color, m: Move) -> i32 {
+        self.history[history_index(color, m)]
+    }
+
+    /// Adds `bonus` (negative for a malus) with gravity towards 0, keeping
+    /// the score within `±HISTORY_MAX`.
+    pub fn update_history(&mut self, color: Color, m: Move, bonus: i32) {
+        let h = &mut self.history[history_index(color, m)];
+        let bonus = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
+        *h += bonus - *h * bonus.abs() / HISTORY_MAX;
+    }
+
+    /// Killer moves at `ply`.
+    pub fn killers(&self, ply: usize) -> [Option<Move>; 2] {
+        self.killers[ply]
+    }
+
+    /// Clears the killers at `ply` (its subtree is about to be searched anew).
+    pub fn reset_killers(&mut self, ply: usize) {
+        self.killers[ply] = [None; 2];
+    }
+
+    /// Records a quiet move that caused a beta cutoff at `ply`.
+    pub fn add_killer(&mut self, ply: usize, m: Move) {
+        let k = &mut self.killers[ply];
+        if k[0] != Some(m) {
+            k[1] = k[0];
+            k[0] = Some(m);
+        }
+    }
+
+    /// The recorded reply of `color` to the opponent's `previous` move.
+    pub fn countermove(&self, color: Color, previous: Option<Move>) -> Option<Move> {
+        previous.and_then(|p| self.countermoves[countermove_index(color, p)])
+    }
+
+    /// Records `reply` as the refutation of `previous`.
+    pub fn set_countermove(&mut self, color: Color, previous: Option<Move>, reply: Move) {
+        if let Some(p) = previous {
+            self.countermoves[countermove_index(color, p)] = Some(reply);
+        }
+    }
+}
+
+/// Whether a move is quiet (neither capture nor promotion).
+pub fn is_quiet(m: Move) -> bool {
+    !m.is_capture() && m.promotion().is_none()
+}
+
+/// What kind of move the picker returned (drives pruning decisions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MoveClass {
+    /// The transposition-table move.
+    Hash,
+    /// A capture or promotion that does not lose material.
+    GoodCapture,
+    /// A killer or countermove.
+    Refutation,
+    /// Any other quiet move.
+    Quiet,
+    /// A capture losing material, or an under-promotion.
+    BadCapture,
+}
+
+/// Hands out a position's legal moves best-first: selection sort on scores
+/// computed once, so a cutoff early saves sorting the rest. Captures are
+/// first ranked by MVV/LVA and checked by SEE only when their turn comes;
+/// losing ones are then demoted behind the quiet moves. The picker borrows
+/// the move list so that it is never copied.
+pub struct MovePicker<'a> {
+    moves: &'a mut MoveList,
+    scores: [i32; 256],
+    next: usize,
+}
+
+impl<'a> MovePicker<'a> {
+    /// Orders moves for the main search.
+    pub fn new(
+        pos: &Chess,
+        moves: &'a mut MoveList,
+        hash_move: u16,
+        tables: &OrderingTables,
+        ply: usize,
+        previous: Option<Move>,
+    ) -> Self {
+        let mut scores = [0; 256];
+        let us = pos.turn();
+        let [k1, k2] = tables.killers(ply);
+        let counter = tables.countermove(us, previous);
+        for (score, &m) in scores.iter_mut().zip(moves.iter()) {
+            *score = if hash_move != 0 && encode_move(m) == hash_move {
+                SCORE_HASH_MOVE
+            } else if let Some(promo) = m.promotion()
+                && promo != Role::Queen
+            {
+                SCORE_UNDERPROMOTION + see_value(promo)
+            } else if !is_quiet(m) {
+                SCORE_GOOD_CAPTURE + mvv_lva(m)
+            } else if Some(m) == k1 {
+                SCORE_KILLER_1
+            } else if Some(m) == k2 {
+                SCORE_KILLER_2
+            } else if Some(m) == counter {
+                SCORE_COUNTERMOVE
+            } else {
+                tables.history(us, m)
+            };
+        }
+        MovePicker {
+            moves,
+            scores,
+            next: 0,
+        }
+    }
+
+    /// Orders captures and queen promotions by MVV/LVA for quiescence (the
+    /// caller passes only the moves it wants searched); `hash_move` first,
+    /// losing captures (by SEE) last.
+    pub fn new_tactical(moves: &'a mut MoveList, hash_move: u16) -> Self {
+        let mut scores = [0; 256];
+        for (score, &m) in scores.iter_mut().zip(moves.iter()) {
+            *score = if hash_move != 0 && encode_move(m) == hash_move {
+                SCORE_HASH_MOVE
+            } else if is_quiet(m) {
+                0
+            } else {
+                SCORE_GOOD_CAPTURE + mvv_lva(m)
+            };
+        }
+        MovePicker {
+            moves,
+            scores,
+            next: 0,
+        }
+    }
+
+    /// Number of moves in the list.
+    pub fn len(&self) -> usize {
+        self.moves.len()
+    }
+
+    /// Whether the list is empty.
+    pub fn is_empty(&self) -> bool {
+        self.moves.is_empty()
+    }
+
+    /// The next best move and its class, or `None` when all were returned.
+    /// `pos` is the position the moves belong to (for SEE).
+    pub fn next_move(&mut self, pos: &Chess) -> Option<(Move, MoveClass)> {
+        let n = self.moves.len();
+        loop {
+            if self.next >= n {
+                return None;
+            }
+            let mut best = self.next;
+            for i in self.next + 1..n {
+                if self.scores[i] > self.scores[best] {
+                    best = i;
+                }
+            }
+            let s = self.scores[best];
+            let m = self.moves[best];
+            if (SCORE_GOOD_CAPTURE..SCORE_HASH_MOVE).contains(&s) && !see_ge(pos, m, 0) {
+                // A losing capture: its turn comes after the quiet moves.
+                self.scores[best] = SCORE_BAD_CAPTURE + mvv_lva(m);
+                continue;
+            }
+            self.moves.swap(self.next, best);
+            self.scores.swap(self.next, best);
+            self.next += 1;
+            let class = if s == SCORE_HASH_MOVE {
+                MoveClass::Hash
+            } else if s >= SCORE_GOOD_CAPTURE {
+                MoveClass::GoodCapture
+            } else if s >= SCORE_COUNTERMOVE {
+                MoveClass::Refutation
+            } else if s > SCORE_BAD_CAPTURE / 2 {
+                MoveClass::Quiet
+            } else {
+                MoveClass::BadCapture
+            };
+            return Some((m, class));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::position::{parse_fen, play_uci};
+
+    fn see(fen: &str, uci: &str, threshold: i32) -> bool {
+        let pos = parse_fen(fen).unwrap();
+        let (_, m) = play_uci(&pos, uci).unwrap();
+        see_ge(&pos, m, threshold)
+    }
+
+    #[test]
+    fn see_examples() {
+        // Rook takes an undefended pawn: +100.
+        let fen = "1k1r4/1pp4p/p7/4p3/8/P5P1/1PP4P/2K1R3 w - - 0 1";
+        assert!(see(fen, "e1e5", 100));
+        assert!(!see(fen, "e1e5", 101));
+        // Knight takes a pawn defended by a pawn: loses 220.
+        let fen = "1k1r3q/1ppn3p/p4b2/4p3/8/P2N2P1/1PP1R1BP/2K1Q3 w - - 0 1";
+        assert!(!see(fen, "d3e5", 0));
+        assert!(see(fen, "d3e5", -220));
+        // Quiet move to an attacked square loses the piece.
+        let fen = "4k3/8/8/2p5/8/8/8/3RK3 w - - 0 1";
+        assert!(!see(fen, "d1d4", 0));
+    }
+
+    #[test]
+    fn picker_returns_every_move_once_hash_first() {
+        let pos = parse_fen("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1")
+            .unwrap();
+        let moves = pos.legal_moves();
+        let hash = moves[17];
+        let tables = OrderingTables::new();
+        let mut list = moves.clone();
+        let mut picker = MovePicker::new(&pos, &mut list, encode_move(hash), &tables, 0, None);
+        let mut seen = Vec::new();
+        while let Some((m, class)) = picker.next_move(&pos) {
+            if seen.is_empty() {
+                assert_eq!((m, class), (hash, MoveClass::Hash));
+            }
+            seen.push(m);
+        }
+        assert_eq!(seen.len(), moves.len());
+        for m in &moves {
+            assert!(seen.contains(m));
+        }
+    }
+}

@@ -1,0 +1,1246 @@
+//! The alpha-beta search: iterative deepening with aspiration windows,
+//! principal variation search, quiescence search, the usual selectivity
+//! (null move, reverse futility, razoring, futility, LMR, LMP, SEE pruning,
+//! check extension, internal iterative reduction) and Lazy SMP threads.
+//!
+//! Ownership: a [`Searcher`] owns everything a search learns (history,
+//! killers, countermoves — one set per thread) and shares only its
+//! [`TranspositionTable`] with its own helper threads. There is no global
+//! mutable state, so any number of searchers may run at once on different
+//! threads. Invariants: a search of a position with legal moves always
+//! returns a legal best move (depth 1 is never aborted); with a node limit
+//! and one thread the result is deterministic for a given searcher state
+//! (call [`Searcher::new_game`] first for a reproducible result).
+//!
+//! Scores are centipawns from the side to move's point of view; mate scores
+//! are `±(MATE_SCORE - plies)`, see [`mate_in_moves`].
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+use shakmaty::{Chess, Color, Move, Position, Role};
+
+use crate::eval::{Params, evaluate};
+use crate::movepick::{
+    MoveClass, MovePicker, OrderingTables, history_bonus, is_quiet, see_ge, see_value,
+};
+use crate::position::{key, key_after};
+use crate::timeman::{Clock, DEFAULT_MOVE_OVERHEAD, Deadline, TimeBudget};
+use crate::tt::{Bound, TranspositionTable, encode_move};
+
+/// Deepest ply the search ever reaches (main search plus quiescence).
+pub const MAX_PLY: usize = 128;
+/// Score of delivering mate now; mate in `n` plies scores `MATE_SCORE - n`.
+pub const MATE_SCORE: i32 = 32_000;
+/// Scores at or beyond this magnitude are mate scores.
+pub const MATE_BOUND: i32 = MATE_SCORE - MAX_PLY as i32;
+/// Larger than any score.
+pub const INFINITY: i32 = MATE_SCORE + 1;
+/// Score of a drawn position.
+pub const DRAW_SCORE: i32 = 0;
+/// Stored as static evaluation when the side to move is in check.
+const EVAL_NONE: i32 = -INFINITY;
+
+/// Deepest iteration of iterative deepening.
+const MAX_DEPTH: i32 = MAX_PLY as i32 - 8;
+/// Nodes between two checks of the clock and the stop flags.
+const CHECK_INTERVAL_MASK: u64 = 1023;
+
+/// Aspiration windows start at this depth …
+const ASPIRATION_MIN_DEPTH: i32 = 5;
+/// … with this half-width, widened by half on every failure.
+const ASPIRATION_DELTA: i32 = 20;
+
+/// Razoring: at depth ≤ this, drop into quiescence when far below alpha …
+const RAZOR_MAX_DEPTH: i32 = 3;
+/// … by this margin per depth.
+const RAZOR_MARGIN: i32 = 250;
+/// Reverse futility pruning up to this depth …
+const RFP_MAX_DEPTH: i32 = 8;
+/// … when the eval beats beta by this margin per depth.
+const RFP_MARGIN: i32 = 80;
+/// Null-move pruning from this depth on …
+const NMP_MIN_DEPTH: i32 = 3;
+/// … reducing by this base …
+const NMP_BASE_REDUCTION: i32 = 3;
+/// … plus one ply per this many plies of depth …
+const NMP_DEPTH_DIVISOR: i32 = 4;
+/// … plus one ply per this much eval over beta (at most
+/// `NMP_MAX_EVAL_REDUCTION`).
+const NMP_EVAL_DIVISOR: i32 = 200;
+/// Cap of the eval-based part of the null-move reduction.
+const NMP_MAX_EVAL_REDUCTION: i32 = 3;
+/// From this depth on a null-move cutoff is verified by a reduced search
+/// without null moves (zugzwang safety).
+const NMP_VERIFY_DEPTH: i32 = 12;
+/// Internal iterative reduction when there is no hash move, from this depth.
+const IIR_MIN_DEPTH: i32 = 4;
+/// Late move pruning up to this depth; the quiet-move count allowed is
+/// `LMP_BASE + depth²` (halved when not improving).
+const LMP_MAX_DEPTH: i32 = 8;
+/// See [`LMP_MAX_DEPTH`].
+const LMP_BASE: i32 = 3;
+/// Futility pruning of quiet moves up to this depth …
+const FUTILITY_MAX_DEPTH: i32 = 8;
+/// … when static eval + base + margin·depth cannot reach alpha.
+const FUTILITY_BASE: i32 = 100;
+/// See [`FUTILITY_BASE`].
+const FUTILITY_MARGIN: i32 = 90;
+/// SEE pruning in the main search up to this depth; captures must not lose
+/// more than `SEE_CAPTURE_MARGIN·depth²`, quiet moves `SEE_QUIET_MARGIN·depth`.
+const SEE_PRUNE_MAX_DEPTH: i32 = 8;
+/// See [`SEE_PRUNE_MAX_DEPTH`].
+const SEE_CAPTURE_MARGIN: i32 = 25;
+/// See [`SEE_PRUNE_MAX_DEPTH`].
+const SEE_QUIET_MARGIN: i32 = 60;
+/// Late move reductions from this depth …
+const LMR_MIN_DEPTH: i32 = 3;
+/// … after this many moves searched.
+const LMR_MIN_MOVES: usize = 2;
+/// LMR table: `base + ln(depth)·ln(moves) / divisor` (in hundredths).
+const LMR_BASE_CENTI: f64 = 75.0;
+/// See [`LMR_BASE_CENTI`].
+const LMR_DIVISOR_CENTI: f64 = 225.0;
+/// History score worth one ply of reduction.
+const LMR_HISTORY_DIVISOR: i32 = 8192;
+/// Quiescence delta pruning: a capture must be able to lift the score to
+/// alpha with this margin to spare.
+const DELTA_MARGIN: i32 = 200;
+/// Soft-limit scale when the best move has just changed …
+const INSTABILITY_SCALE_STEP: f64 = 0.4;
+/// … and when it has been stable for a while.
+const STABLE_SCALE: f64 = 0.6;
+
+/// Limits of one search; all `None`/`false` means "until stopped".
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchLimits {
+    /// Maximum iteration depth.
+    pub depth: Option<u32>,
+    /// Maximum node count (summed over threads).
+    pub nodes: Option<u64>,
+    /// Fixed time for this move.
+    pub movetime: Option<Duration>,
+    /// Our clock, for time management.
+    pub clock: Option<Clock>,
+    /// Time kept in reserve per move for communication latency.
+    pub move_overhead: Duration,
+}
+
+impl Default for SearchLimits {
+    fn default() -> Self {
+        SearchLimits {
+            depth: None,
+            nodes: None,
+            movetime: None,
+            clock: None,
+            move_overhead: DEFAULT_MOVE_OVERHEAD,
+        }
+    }
+}
+
+impl SearchLimits {
+    /// Search to a fixed depth.
+    pub fn depth(depth: u32) -> Self {
+        SearchLimits {
+            depth: Some(depth),
+            ..Self::default()
+        }
+    }
+
+    /// Search a fixed number of nodes.
+    pub fn nodes(nodes: u64) -> Self {
+        SearchLimits {
+            nodes: Some(nodes),
+            ..Self::default()
+        }
+    }
+
+    /// Search for a fixed time.
+    pub fn movetime(movetime: Duration) -> Self {
+        SearchLimits {
+            movetime: Some(movetime),
+            ..Self::default()
+        }
+    }
+}
+
+/// Progress report after each completed iteration (main thread).
+#[derive(Clone, Debug)]
+pub struct SearchInfo {
+    /// Iteration depth.
+    pub depth: u32,
+    /// Deepest ply reached.
+    pub seldepth: u32,
+    /// Score of the best move (see [`mate_in_moves`]).
+    pub score: i32,
+    /// What the score means relative to the true value (aspiration failures
+    /// report bounds).
+    pub bound: Bound,
+    /// Nodes searched so far (all threads).
+    pub nodes: u64,
+    /// Time since the search started.
+    pub elapsed: Duration,
+    /// Permille of the hash table used by this search.
+    pub hashfull: u32,
+    /// Principal variation.
+    pub pv: Vec<Move>,
+}
+
+/// The outcome of a search.
+#[derive(Clone, Debug)]
+pub struct SearchResult {
+    /// The move to play; `None` only when the position has no legal move
+    /// (checkmate or stalemate).
+    pub best_move: Option<Move>,
+    /// Score of the best move (see [`mate_in_moves`]).
+    pub score: i32,
+    /// Principal variation, starting with the best move.
+    pub pv: Vec<Move>,
+    /// Last completed iteration depth.
+    pub depth: u32,
+    /// Deepest ply reached.
+    pub seldepth: u32,
+    /// Nodes searched (all threads).
+    pub nodes: u64,
+}
+
+/// For a mate score, the number of moves to mate: positive when the side to
+/// move mates, negative when it is mated (`-0` does not exist: being mated
+/// now is `Some(0)` only for the score `-MATE_SCORE`). `None` for other
+/// scores.
+pub fn mate_in_moves(score: i32) -> Option<i32> {
+    if score >= MATE_BOUND {
+        Some((MATE_SCORE - score + 1) / 2)
+    } else if score <= -MATE_BOUND {
+        Some(-(MATE_SCORE + score) / 2)
+    } else {
+        None
+    }
+}
+
+/// Per-ply search state.
+#[derive(Clone, Copy)]
+struct Frame {
+    static_eval: i32,
+    /// The move played from this ply (`None` for a null move).
+    current_move: Option<Move>,
+}
+
+/// State shared by all threads of one search.
+struct Shared {
+    /// The caller's stop flag.
+    stop: Arc<AtomicBool>,
+    /// Set when the main thread is done, to stop the helpers.
+    helpers_stop: AtomicBool,
+    /// Nodes searched by all threads, published every check interval.
+    nodes: AtomicU64,
+}
+
+/// One search thread's private state.
+struct Worker {
+    id: usize,
+    params: Arc<Params>,
+    tt: Arc<TranspositionTable>,
+    tables: OrderingTables,
+    stack: Vec<Frame>,
+    /// Keys of the game history followed by the current search path.
+    keys: Vec<u64>,
+    pv_table: Vec<[Option<Move>; MAX_PLY + 1]>,
+    pv_len: Vec<usize>,
+    lmr: Vec<[i32; 64]>,
+    nodes: u64,
+    published_nodes: u64,
+    seldepth: usize,
+    stopped: bool,
+    /// Whether limits and stop flags may abort (false for `resolve` and
+    /// before depth 1 is complete).
+    abortable: bool,
+    use_tt: bool,
+    node_limit: Option<u64>,
+    threads: usize,
+    deadline: Deadline,
+    /// Null move is disabled at plies below this (verification search).
+    nmp_min_ply: usize,
+    root_best: Option<Move>,
+    root_score: i32,
+    root_pv: Vec<Move>,
+}
+
+fn lmr_table() -> Vec<[i32; 64]> {
+    (0..=MAX_PLY)
+        .map(|d| {
+            let mut row = [0; 64];
+            for (m, r) in row.iter_mut().enumerate().skip(1) {
+                if d > 0 {
+                    let v = LMR_BASE_CENTI / 100.0
+                        + (d as f64).ln() * (m as f64).ln() / (LMR_DIVISOR_CENTI / 100.0);
+                    *r = v as i32;
+                }
+            }
+            row
+        })
+        .collect()
+}
+
+fn has_non_pawn_material(pos: &Chess, color: Color) -> bool {
+    let b = pos.board();
+    (b.by_color(color) & !b.pawns() & !b.kings()).any()
+}
+
+/// Few enough pieces that insufficient material is worth testing.
+const INSUFFICIENT_MATERIAL_MAX_PIECES: usize = 4;
+
+fn insufficient_material(pos: &Chess) -> bool {
+    pos.board().occupied().count() <= INSUFFICIENT_MATERIAL_MAX_PIECES
+        && pos.is_insufficient_material()
+}
+
+fn null_move(pos: &Chess) -> Option<Chess> {
+    pos.clone().swap_turn().ok()
+}
+
+impl Worker {
+    fn new(id: usize, params: Arc<Params>, tt: Arc<TranspositionTable>) -> Self {
+        Worker {
+            id,
+            params,
+            tt,
+            tables: OrderingTables::new(),
+            stack: vec![
+                Frame {
+                    static_eval: EVAL_NONE,
+                    current_move: None
+                };
+                MAX_PLY + 4
+            ],
+            keys: Vec::with_capacity(1024),
+            pv_table: vec![[None; MAX_PLY + 1]; MAX_PLY + 1],
+            pv_len: vec![0; MAX_PLY + 1],
+            lmr: lmr_table(),
+            nodes: 0,
+            published_nodes: 0,
+            seldepth: 0,
+            stopped: false,
+            abortable: false,
+            use_tt: true,
+            node_limit: None,
+            threads: 1,
+            deadline: Deadline::start(None),
+            nmp_min_ply: 0,
+            root_best: None,
+            root_score: -INFINITY,
+            root_pv: Vec::new(),
+        }
+    }
+
+    fn evaluate(&self, pos: &Chess) -> i32 {
+        evaluate(pos, &self.params).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
+    }
+
+    /// Step 0. Every few nodes: publish the node count and see whether a
+    /// limit or a stop request ends the search.
+    fn check_limits(&mut self, shared: &Shared) {
+        shared
+            .nodes
+            .fetch_add(self.nodes - self.published_nodes, Ordering::Relaxed);
+        self.published_nodes = self.nodes;
+        if !self.abortable {
+            return;
+        }
+        if shared.stop.load(Ordering::Relaxed) || shared.helpers_stop.load(Ordering::Relaxed) {
+            self.stopped = true;
+            return;
+        }
+        if self.id == 0 {
+            let nodes = if self.threads == 1 {
+                self.nodes
+            } else {
+                shared.nodes.load(Ordering::Relaxed)
+            };
+            if self.node_limit.is_some_and(|n| nodes >= n) || self.deadline.hard_expired() {
+                self.stopped = true;
+            }
+        }
+    }
+
+    #[inline]
+    fn count_node(&mut self, shared: &Shared, ply: usize) {
+        self.nodes += 1;
+        if ply > self.seldepth {
+            self.seldepth = ply;
+        }
+        if self.nodes & CHECK_INTERVAL_MASK == 0 {
+            self.check_limits(shared);
+        }
+        // The node limit is exact with one thread, for determinism.
+        if self.threads == 1 && self.abortable && self.node_limit.is_some_and(|n| self.nodes >= n) {
+            self.stopped = true;
+        }
+    }
+
+    fn is_repetition(&self, halfmoves: u32) -> bool {
+        let n = self.keys.len();
+        let current = self.keys[n - 1];
+        let window = (halfmoves as usize).min(n - 1);
+        let mut distance = 4;
+        while distance <= window {
+            if self.keys[n - 1 - distance] == current {
+                return true;
+            }
+            distance += 2;
+        }
+        false
+    }
+
+    fn update_pv(&mut self, ply: usize, m: Move) {
+        self.pv_table[ply][ply] = Some(m);
+        let child_len = self.pv_len[ply + 1].max(ply + 1);
+        for i in ply + 1..child_len {
+            self.pv_table[ply][i] = self.pv_table[ply + 1][i];
+        }
+        self.pv_len[ply] = child_len;
+    }
+
+    fn pv_line(&self, ply: usize) -> Vec<Move> {
+        self.pv_table[ply][ply..self.pv_len[ply]]
+            .iter()
+            .map_while(|m| *m)
+            .collect()
+    }
+
+    /// Plays `m` from `pos`, pushing the child's key on the key stack.
+    fn make(&mut self, pos: &Chess, m: Move) -> Chess {
+        let mut child = pos.clone();
+        child.play_unchecked(m);
+        let k = key_after(pos, *self.keys.last().expect("root key"), &m, &child);
+        self.keys.push(k);
+        child
+    }
+
+    fn unmake(&mut self) {
+        self.keys.pop();
+    }
+
+    /// The main alpha-beta search (fail-soft) of `pos`, whose key is on top
+    /// of the key stack.
+    #[allow(clippy::too_many_arguments)]
+    fn negamax(
+        &mut self,
+        shared: &Shared,
+        pos: &Chess,
+        mut depth: i32,
+        mut alpha: i32,
+        mut beta: i32,
+        ply: usize,
+        cut_node: bool,
+    ) -> i32 {
+        let pv_node = beta - alpha > 1;
+        self.pv_len[ply] = ply;
+        let in_check = pos.is_check();
+        // Step 1. Draws: the 50-move rule (unless this is mate), repetitions
+        // (game history included) and dead positions — checked before the
+        // horizon so that a repetition into a leaf is still seen.
+        if ply > 0 {
+            if pos.halfmoves() >= 100 && (!in_check || !pos.legal_moves().is_empty()) {
+                return DRAW_SCORE;
+            }
+            if self.is_repetition(pos.halfmoves()) || insufficient_material(pos) {
+                return DRAW_SCORE;
+            }
+        }
+        if depth <= 0 {
+            return self.qsearch(shared, pos, alpha, beta, ply);
+        }
+        // Step 2. Count the node; stop if a limit is reached.
+        self.count_node(shared, ply);
+        if self.stopped {
+            return 0;
+        }
+        let key = *self.keys.last().expect("node key");
+        let us = pos.turn();
+
+        if ply > 0 {
+            if ply >= MAX_PLY - 1 {
+                return if in_check {
+                    DRAW_SCORE
+                } else {
+                    self.evaluate(pos)
+                };
+            }
+            // Step 3. Mate distance pruning: no line from here can beat a
+            // mate already found closer to the root.
+            alpha = alpha.max(-MATE_SCORE + ply as i32);
+            beta = beta.min(MATE_SCORE - ply as i32 - 1);
+            if alpha >= beta {
+                return alpha;
+            }
+        }
+
+        // Step 4. Transposition table: a deep enough entry of the right
+        // bound ends a non-PV node at once.
+        let tt_entry = if self.use_tt {
+            self.tt.probe(key, ply)
+        } else {
+            None
+        };
+        let tt_move = tt_entry.map_or(0, |e| e.move_code);
+        if let Some(e) = tt_entry
+            && !pv_node
+            && e.depth >= depth
+            && match e.bound {
+                Bound::Exact => true,
+                Bound::Lower => e.score >= beta,
+                Bound::Upper => e.score <= alpha,
+            }
+        {
+            return e.score;
+        }
+
+        // Step 5. Static evaluation, refined by the table's score when its
+        // bound says the true score lies on that side.
+        let static_eval = if in_check {
+            EVAL_NONE
+        } else {
+            match tt_entry {
+                Some(e) if e.static_eval != EVAL_NONE => e.static_eval,
+                _ => self.evaluate(pos),
+            }
+        };
+        let mut eval = static_eval;
+        if let Some(e) = tt_entry
+            && !in_check
+            && e.score.abs() < MATE_BOUND
+            && match e.bound {
+                Bound::Exact => true,
+                Bound::Lower => e.score > eval,
+                Bound::Upper => e.score < eval,
+            }
+        {
+            eval = e.score;
+        }
+        self.stack[ply].static_eval = static_eval;
+        let improving = !in_check
+            && ply >= 2
+            && (self.stack[ply - 2].static_eval == EVAL_NONE
+                || static_eval > self.stack[ply - 2].static_eval);
+        self.tables.reset_killers(ply + 1);
+        let previous_move = if ply > 0 {
+            self.stack[ply - 1].current_move
+        } else {
+            None
+        };
+
+        if !pv_node && !in_check && ply > 0 {
+            // Step 6. Razoring: hopeless at low depth unless a capture
+            // sequence saves it, which quiescence decides.
+            if depth <= RAZOR_MAX_DEPTH && eval + RAZOR_MARGIN * depth < alpha {
+                let v = self.qsearch(shared, pos, alpha - 1, alpha, ply);
+                if v < alpha {
+                    return v;
+                }
+            }
+            // Step 7. Reverse futility pruning: so far above beta that a
+            // shallow search will not bring it back.
+            if depth <= RFP_MAX_DEPTH
+                && eval < MATE_BOUND
+                && eval - RFP_MARGIN * (depth - improving as i32) >= beta
+            {
+                return eval;
+            }
+            // Step 8. Null-move pruning: if passing still beats beta, a real
+            // move will too (not in pawn endings: zugzwang). Verified by a
+            // reduced search at high depth.
+            if depth >= NMP_MIN_DEPTH
+                && eval >= beta
+                && static_eval >= beta
+                && previous_move.is_some()
+                && ply >= self.nmp_min_ply
+                && has_non_pawn_material(pos, us)
+                && let Some(null_pos) = null_move(pos)
+            {
+                let reduction = NMP_BASE_REDUCTION
+                    + depth / NMP_DEPTH_DIVISOR
+                    + ((eval - beta) / NMP_EVAL_DIVISOR).min(NMP_MAX_EVAL_REDUCTION);
+                self.stack[ply].current_move = None;
+                self.keys.push(crate::position::key(&null_pos));
+                let v = -self.negamax(
+                    shared,
+                    &null_pos,
+                    depth - reduction,
+                    -beta,
+                    -beta + 1,
+                    ply + 1,
+                    !cut_node,
+                );
+                self.keys.pop();
+                if self.stopped {
+                    return 0;
+                }
+                if v >= beta {
+                    let v = if v >= MATE_BOUND { beta } else { v };
+                    if depth < NMP_VERIFY_DEPTH || self.nmp_min_ply != 0 {
+                        return v;
+                    }
+                    self.nmp_min_ply = ply + (3 * (depth - reduction) / 4) as usize;
+                    let verified =
+                        self.negamax(shared, pos, depth - reduction, beta - 1, beta, ply, false);
+                    self.nmp_min_ply = 0;
+                    if self.stopped {
+                        return 0;
+                    }
+                    if verified >= beta {
+                        return v;
+                    }
+                }
+            }
+        }
+
+        // Step 9. Internal iterative reduction: without a hash move this
+        // node was not searched before and is probably less important.
+        if depth >= IIR_MIN_DEPTH && tt_move == 0 && (pv_node || cut_node) {
+            depth -= 1;
+        }
+
+        // Step 10. Generate and order the moves; no move is mate or
+        // stalemate.
+        let mut moves = pos.legal_moves();
+        if moves.is_empty() {
+            return if in_check {
+                -MATE_SCORE + ply as i32
+            } else {
+                DRAW_SCORE
+            };
+        }
+        let mut picker =
+            MovePicker::new(pos, &mut moves, tt_move, &self.tables, ply, previous_move);
+        let [killer_1, killer_2] = self.tables.killers(ply);
+        let mut best_score = -INFINITY;
+        let mut best_move: Option<Move> = None;
+        let mut moves_searched = 0usize;
+        let mut quiets_tried = [None; MAX_QUIETS_TRIED];
+        let mut quiets_count = 0usize;
+        let lmp_limit = (LMP_BASE + depth * depth) / if improving { 1 } else { 2 };
+
+        while let Some((m, class)) = picker.next_move(pos) {
+            let quiet = is_quiet(m);
+            // Step 11. Shallow pruning of late, unpromising moves, once a
+            // move has been found that avoids being mated.
+            if ply > 0 && best_score > -MATE_BOUND && has_non_pawn_material(pos, us) {
+                if quiet && !in_check && !pv_node {
+                    // Late move pruning.
+                    if depth <= LMP_MAX_DEPTH && quiets_count as i32 >= lmp_limit {
+                        continue;
+                    }
+                    // Futility pruning.
+                    if depth <= FUTILITY_MAX_DEPTH
+                        && class == MoveClass::Quiet
+                        && static_eval + FUTILITY_BASE + FUTILITY_MARGIN * depth <= alpha
+                    {
+                        continue;
+                    }
+                }
+                // SEE pruning of moves that lose too much material.
+                if depth <= SEE_PRUNE_MAX_DEPTH && !in_check {
+                    let threshold = if quiet {
+                        -SEE_QUIET_MARGIN * depth
+                    } else {
+                        -SEE_CAPTURE_MARGIN * depth * depth
+                    };
+                    if (class == MoveClass::BadCapture || quiet) && !see_ge(pos, m, threshold) {
+                        continue;
+                    }
+                }
+            }
+
+            let child = self.make(pos, m);
+            let gives_check = child.is_check();
+            // Step 12. Check extension.
+            let extension = i32::from(gives_check);
+            let new_depth = depth - 1 + extension;
+            self.stack[ply].current_move = Some(m);
+
+            // Step 13. Principal variation search with late move reductions:
+            // later moves get a reduced null-window search first and are
+            // re-searched only if they surprise.
+            let mut score;
+            if moves_searched == 0 {
+                score = -self.negamax(shared, &child, new_depth, -beta, -alpha, ply + 1, false);
+            } else {
+                let mut reduction = 0;
+                if depth >= LMR_MIN_DEPTH
+                    && moves_searched >= LMR_MIN_MOVES + usize::from(pv_node)
+                    && (quiet || class == MoveClass::BadCapture)
+                {
+                    reduction =
+                        self.lmr[depth.min(MAX_PLY as i32) as usize][moves_searched.min(63)];
+                    reduction += i32::from(!pv_node);
+                    reduction += i32::from(!improving);
+                    reduction += i32::from(cut_node);
+                    reduction -= i32::from(gives_check);
+                    reduction -= i32::from(Some(m) == killer_1 || Some(m) == killer_2);
+                    if quiet {
+                        reduction -= self.tables.history(us, m) / LMR_HISTORY_DIVISOR;
+                    }
+                    reduction = reduction.clamp(0, (new_depth - 1).max(0));
+                }
+                score = -self.negamax(
+                    shared,
+                    &child,
+                    new_depth - reduction,
+                    -alpha - 1,
+                    -alpha,
+                    ply + 1,
+                    true,
+                );
+                if score > alpha && reduction > 0 {
+                    score = -self.negamax(
+                        shared,
+                        &child,
+                        new_depth,
+                        -alpha - 1,
+                        -alpha,
+                        ply + 1,
+                        !cut_node,
+                    );
+                }
+                if pv_node && score > alpha && score < beta {
+                    score = -self.negamax(shared, &child, new_depth, -beta, -alpha, ply + 1, false);
+                }
+            }
+            self.unmake();
+            if self.stopped {
+                return 0;
+            }
+            moves_searched += 1;
+
+            // Step 14. New best move: record it, and on a beta cutoff teach
+            // the ordering tables (bonus for the refutation, malus for the
+            // quiet moves tried before it).
+            if score > best_score {
+                best_score = score;
+                if score > alpha {
+                    best_move = Some(m);
+                    self.update_pv(ply, m);
+                    if ply == 0 {
+                        self.root_best = Some(m);
+                        self.root_score = score;
+                        self.root_pv = self.pv_line(0);
+                    }
+                    if score >= beta {
+                        if quiet {
+                            let bonus = history_bonus(depth);
+                            self.tables.update_history(us, m, bonus);
+                            for q in quiets_tried[..quiets_count].iter().flatten() {
+                                self.tables.update_history(us, *q, -bonus);
+                            }
+                            self.tables.add_killer(ply, m);
+                            self.tables.set_countermove(us, previous_move, m);
+                        }
+                        break;
+                    }
+                    alpha = score;
+                }
+            }
+            if quiet && quiets_count < MAX_QUIETS_TRIED {
+                quiets_tried[quiets_count] = Some(m);
+                quiets_count += 1;
+            }
+        }
+
+        // Step 15. Store the result.
+        let bound = if best_score >= beta {
+            Bound::Lower
+        } else if best_move.is_some() {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        if self.use_tt {
+            self.tt.store(
+                key,
+                ply,
+                best_move.map_or(0, encode_move),
+                best_score,
+                static_eval,
+                depth,
+                bound,
+            );
+        }
+        best_score
+    }
+
+    /// Quiescence search: captures and queen promotions (all evasions when
+    /// in check) until the position is quiet. Fail-soft.
+    fn qsearch(
+        &mut self,
+        shared: &Shared,
+        pos: &Chess,
+        mut alpha: i32,
+        beta: i32,
+        ply: usize,
+    ) -> i32 {
+        self.pv_len[ply] = ply;
+        self.count_node(shared, ply);
+        if self.stopped {
+            return 0;
+        }
+        let in_check = pos.is_check();
+        if ply >= MAX_PLY - 1 {
+            return if in_check {
+                DRAW_SCORE
+            } else {
+                self.evaluate(pos)
+            };
+        }
+        if insufficient_material(pos) {
+            return DRAW_SCORE;
+        }
+        let key = *self.keys.last().expect("node key");
+        let pv_node = beta - alpha > 1;
+
+        // Q1. Transposition table cutoff.
+        let tt_entry = if self.use_tt {
+            self.tt.probe(key, ply)
+        } else {
+            None
+        };
+        if let Some(e) = tt_entry
+            && !pv_node
+            && match e.bound {
+                Bound::Exact => true,
+                Bound::Lower => e.score >= beta,
+                Bound::Upper => e.score <= alpha,
+            }
+        {
+            return e.score;
+        }
+
+        // Q2. Stand pat: the side to move may decline all captures (not when
+        // in check).
+        let mut best_score = -INFINITY;
+        let static_eval = if in_check {
+            EVAL_NONE
+        } else {
+            let e = match tt_entry {
+                Some(e) if e.static_eval != EVAL_NONE => e.static_eval,
+                _ => self.evaluate(pos),
+            };
+            if e >= beta {
+                return e;
+            }
+            alpha = alpha.max(e);
+            best_score = e;
+            e
+        };
+
+        // Q3. Moves: every evasion in check, else captures and queen
+        // promotions.
+        let mut moves = pos.legal_moves();
+        if in_check {
+            if moves.is_empty() {
+                return -MATE_SCORE + ply as i32;
+            }
+        } else {
+            moves.retain(|m| m.is_capture() || m.promotion() == Some(Role::Queen));
+        }
+        let tt_move = tt_entry.map_or(0, |e| e.move_code);
+        let mut picker = MovePicker::new_tactical(&mut moves, tt_move);
+        let mut best_move = None;
+        while let Some((m, _)) = picker.next_move(pos) {
+            if !in_check {
+                // Q4. Delta pruning: even winning the piece cannot reach
+                // alpha.
+                let gain = m.capture().map_or(0, see_value)
+                    + m.promotion()
+                        .map_or(0, |r| see_value(r) - see_value(Role::Pawn));
+                if static_eval + gain + DELTA_MARGIN <= alpha {
+                    continue;
+                }
+                // Q5. SEE pruning: captures that lose material.
+                if !see_ge(pos, m, 0) {
+                    continue;
+                }
+            }
+            let child = self.make(pos, m);
+            let score = -self.qsearch(shared, &child, -beta, -alpha, ply + 1);
+            self.unmake();
+            if self.stopped {
+                return 0;
+            }
+            if score > best_score {
+                best_score = score;
+                if score > alpha {
+                    best_move = Some(m);
+                    self.update_pv(ply, m);
+                    if score >= beta {
+                        break;
+                    }
+                    alpha = score;
+                }
+            }
+        }
+
+        if self.use_tt {
+            let bound = if best_score >= beta {
+                Bound::Lower
+            } else if best_move.is_some() {
+                Bound::Exact
+            } else {
+                Bound::Upper
+            };
+            self.tt.store(
+                key,
+                ply,
+                best_move.map_or(0, encode_move),
+                best_score,
+                static_eval,
+                0,
+                bound,
+            );
+        }
+        best_score
+    }
+
+    /// Prepares the worker for a new search from `pos`.
+    fn prepare(
+        &mut self,
+        pos: &Chess,
+        history_keys: &[u64],
+        limits: &SearchLimits,
+        threads: usize,
+    ) {
+        self.keys.clear();
+        self.keys.extend_from_slice(history_keys);
+        self.keys.push(key(pos));
+        self.nodes = 0;
+        self.published_nodes = 0;
+        self.seldepth = 0;
+        self.stopped = false;
+        self.abortable = false;
+        self.use_tt = true;
+        self.node_limit = limits.nodes;
+        self.threads = threads;
+        self.nmp_min_ply = 0;
+        self.root_best = None;
+        self.root_score = -INFINITY;
+        self.root_pv.clear();
+        self.tables.clear_killers();
+        for f in &mut self.stack {
+            *f = Frame {
+                static_eval: EVAL_NONE,
+                current_move: None,
+            };
+        }
+    }
+
+    /// Iterative deepening. The main thread (id 0) manages time and reports;
+    /// helpers start at staggered depths to diversify the shared table.
+    fn iterate(
+        &mut self,
+        shared: &Shared,
+        pos: &Chess,
+        limits: &SearchLimits,
+        legal_moves: usize,
+        on_info: &mut dyn FnMut(&SearchInfo),
+    ) -> SearchResult {
+        let max_depth = limits
+            .depth
+            .map_or(MAX_DEPTH, |d| (d as i32).clamp(1, MAX_DEPTH));
+        let mut result = SearchResult {
+            best_move: None,
+            score: 0,
+            pv: Vec::new(),
+            depth: 0,
+            seldepth: 0,
+            nodes: 0,
+        };
+        let mut previous_score = 0;
+        let mut stability_scale = 1.0;
+        let start_depth = 1 + (self.id % 2) as i32;
+        for depth in start_depth..=max_depth {
+            // Aspiration window around the previous score.
+            let mut delta = ASPIRATION_DELTA;
+            let (mut alpha, mut beta) = if depth >= ASPIRATION_MIN_DEPTH {
+                (
+                    (previous_score - delta).max(-INFINITY),
+                    (previous_score + delta).min(INFINITY),
+                )
+            } else {
+                (-INFINITY, INFINITY)
+            };
+            let mut score;
+            loop {
+                score = self.negamax(shared, pos, depth, alpha, beta, 0, false);
+                if self.stopped {
+                    break;
+                }
+                if score <= alpha {
+                    beta = (alpha + beta) / 2;
+                    alpha = (score - delta).max(-INFINITY);
+                } else if score >= beta {
+                    beta = (score + delta).min(INFINITY);
+                } else {
+                    break;
+                }
+                delta += delta / 2;
+                if self.id == 0 {
+                    self.report(shared, depth, score, alpha, beta, on_info);
+                }
+            }
+            // A move that raised alpha at the root was fully searched, so
+            // even an aborted iteration's best move is usable.
+            if self.root_best.is_some() {
+                let changed = result.best_move != self.root_best;
+                result.best_move = self.root_best;
+                result.pv = self.root_pv.clone();
+                result.score = self.root_score;
+                if changed && depth > 1 {
+                    stability_scale += INSTABILITY_SCALE_STEP;
+                }
+            }
+            if self.stopped {
+                break;
+            }
+            result.depth = depth as u32;
+            result.score = score;
+            previous_score = score;
+            self.abortable = true;
+            if self.id == 0 {
+                self.report(shared, depth, score, -INFINITY, INFINITY, on_info);
+                if legal_moves == 1 && self.deadline.budget.is_some() {
+                    break;
+                }
+                stability_scale = (stability_scale * 0.5 + STABLE_SCALE * 0.5).max(STABLE_SCALE);
+                if self.deadline.soft_expired(stability_scale) {
+                    break;
+                }
+                if mate_in_moves(score).is_some_and(|m| m.abs() * 2 < depth)
+                    && limits.depth.is_none()
+                    && limits.nodes.is_none()
+                    && self.deadline.budget.is_some()
+                {
+                    break;
+                }
+            }
+            if self.id != 0 && shared.helpers_stop.load(Ordering::Relaxed) {
+                break;
+            }
+        }
+        result.seldepth = self.seldepth as u32;
+        result
+    }
+
+    fn report(
+        &self,
+        shared: &Shared,
+        depth: i32,
+        score: i32,
+        alpha: i32,
+        beta: i32,
+        on_info: &mut dyn FnMut(&SearchInfo),
+    ) {
+        let bound = if score <= alpha {
+            Bound::Upper
+        } else if score >= beta {
+            Bound::Lower
+        } else {
+            Bound::Exact
+        };
+        let nodes = shared.nodes.load(Ordering::Relaxed) + self.nodes - self.published_nodes;
+        on_info(&SearchInfo {
+            depth: depth as u32,
+            seldepth: self.seldepth as u32,
+            score,
+            bound,
+            nodes,
+            elapsed: self.deadline.elapsed(),
+            hashfull: self.tt.hashfull(),
+            pv: self.root_pv.clone(),
+        });
+    }
+}
+
+/// How many tried quiet moves a node remembers for history maluses.
+const MAX_QUIETS_TRIED: usize = 64;
+
+/// A chess searcher: owns its thread-local tables and a transposition table
+/// shared with its helper threads (see the module documentation).
+pub struct Searcher {
+    params: Arc<Params>,
+    tt: Arc<TranspositionTable>,
+    stop: Arc<AtomicBool>,
+    workers: Vec<Worker>,
+}
+
+impl Searcher {
+    /// A one-thread searcher with a `tt_megabytes` MB transposition table.
+    pub fn new(params: Arc<Params>, tt_megabytes: usize) -> Self {
+        let tt = Arc::new(TranspositionTable::new(tt_megabytes));
+        Searcher {
+            workers: vec![Worker::new(0, params.clone(), tt.clone())],
+            params,
+            tt,
+            stop: Arc::new(AtomicBool::new(false)),
+        }
+    }
+
+    /// The flag that stops a running search when set. The search never
+    /// clears it: the caller resets it before starting the next search.
+    pub fn stop_flag(&self) -> Arc<AtomicBool> {
+        self.stop.clone()
+    }
+
+    /// The evaluation weights in use.
+    pub fn params(&self) -> &Arc<Params> {
+        &self.params
+    }
+
+    /// Replaces the evaluation weights (and clears the tables, whose scores
+    /// came from the old weights).
+    pub fn set_params(&mut self, params: Arc<Params>) {
+        self.params = params.clone();
+        for w in &mut self.workers {
+            w.params = params.clone();
+        }
+        self.new_game();
+    }
+
+    /// Resizes the transposition table (its content is lost).
+    pub fn set_hash_megabytes(&mut self, megabytes: usize) {
+        self.tt = Arc::new(TranspositionTable::new(megabytes));
+        for w in &mut self.workers {
+            w.tt = self.tt.clone();
+        }
+    }
+
+    /// Number of search threads (at least 1).
+    pub fn threads(&self) -> usize {
+        self.workers.len()
+    }
+
+    /// Sets the number of search threads (Lazy SMP).
+    pub fn set_threads(&mut self, threads: usize) {
+        let threads = threads.max(1);
+        self.workers.truncate(threads);
+        while self.workers.len() < threads {
+            let id = self.workers.len();
+            self.workers
+                .push(Worker::new(id, self.params.clone(), self.tt.clone()));
+        }
+    }
+
+    /// Forgets everything learnt (transposition table, history, …): call
+    /// between games, or before a search that must be reproducible.
+    pub fn new_game(&mut self) {
+        self.tt.clear();
+        for w in &mut self.workers {
+            w.tables.clear();
+        }
+    }
+
+    /// Searches `pos` under `limits`. `history_keys` are the keys
+    /// ([`crate::position::key`]) of the game's earlier positions, oldest
+    /// first, `pos` excluded (for repetition detection; may be empty).
+    /// `on_info` is called after each iteration (and aspiration failure).
+    pub fn search(
+        &mut self,
+        pos: &Chess,
+        history_keys: &[u64],
+        limits: &SearchLimits,
+        mut on_info: impl FnMut(&SearchInfo),
+    ) -> SearchResult {
+        let deadline = Deadline::start(if let Some(t) = limits.movetime {
+            Some(TimeBudget::for_movetime(t, limits.move_overhead))
+        } else {
+            limits
+                .clock
+                .as_ref()
+                .map(|c| TimeBudget::for_clock(c, limits.move_overhead))
+        });
+        let legal = pos.legal_moves();
+        let legal_count = legal.len();
+        if legal.is_empty() {
+            let score = if pos.is_check() {
+                -MATE_SCORE
+            } else {
+                DRAW_SCORE
+            };
+            return SearchResult {
+                best_move: None,
+                score,
+                pv: Vec::new(),
+                depth: 0,
+                seldepth: 0,
+                nodes: 0,
+            };
+        }
+        self.tt.new_search();
+        let shared = Shared {
+            stop: self.stop.clone(),
+            helpers_stop: AtomicBool::new(false),
+            nodes: AtomicU64::new(0),
+        };
+        let threads = self.workers.len();
+        for w in &mut self.workers {
+            w.prepare(pos, history_keys, limits, threads);
+            w.deadline = deadline;
+        }
+        let (main, helpers) = self.workers.split_first_mut().expect("one worker");
+        let mut result = std::thread::scope(|scope| {
+            for helper in helpers.iter_mut() {
+                let shared = &shared;
+                scope.spawn(move || {
+                    helper.iterate(shared, pos, limits, legal_count, &mut |_| {});
+                });
+            }
+            let result = main.iterate(&shared, pos, limits, legal_count, &mut on_info);
+            shared.helpers_stop.store(true, Ordering::Relaxed);
+            result
+        });
+        let total: u64 = self.workers.iter().map(|w| w.nodes).sum();
+        result.nodes = total;
+        if result.best_move.is_none() {
+            // Unreachable in practice (depth 1 is never aborted), but never
+            // return no move from a position that has one.
+            result.best_move = Some(legal[0]);
+            result.pv = vec![legal[0]];
+        }
+        result
+    }
+
+    /// Resolves `pos` by quiescence search (full window, no transposition
+    /// table, no limits): returns the quiet position at the end of the
+    /// quiescence principal variation and the score of `pos` from its side
+    /// to move's point of view. Deterministic.
+    pub fn resolve(&mut self, pos: &Chess) -> (Chess, i32) {
+        let shared = Shared {
+            stop: Arc::new(AtomicBool::new(false)),
+            helpers_stop: AtomicBool::new(false),
+            nodes: AtomicU64::new(0),
+        };
+        let worker = &mut self.workers[0];
+        worker.prepare(pos, &[], &SearchLimits::default(), 1);
+        worker.use_tt = false;
+        let score = worker.qsearch(&shared, pos, -INFINITY, INFINITY, 0);
+        let mut leaf = pos.clone();
+        for m in worker.pv_line(0) {
+            leaf.play_unchecked(m);
+        }
+        (leaf, score)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mate_distances() {
+        assert_eq!(mate_in_moves(MATE_SCORE - 1), Some(1));
+        assert_eq!(mate_in_moves(MATE_SCORE - 3), Some(2));
+        assert_eq!(mate_in_moves(-MATE_SCORE + 2), Some(-1));
+        assert_eq!(mate_in_moves(-MATE_SCORE), Some(0));
+        assert_eq!(mate_in_moves(150), None);
+    }
+}

@@ -1,0 +1,577 @@
+//! The UCI protocol front end: parses commands, keeps the game position and
+//! the options, and runs searches on a separate thread so that `stop` and
+//! `isready` are answered while searching.
+//!
+//! Invariants: no input line can make the session panic — malformed or
+//! unknown input is ignored with an `info string` saying why; an illegal
+//! move in `position … moves` is reported and the position is left as it was
+//! before that move; every `go` is answered by exactly one `bestmove`, which
+//! is legal (or `0000` when the position has no legal move). The session
+//! owns its [`Searcher`] except while a search thread borrows it.
+
+use std::io::{BufRead, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use shakmaty::{Chess, Color, Move, Position};
+
+use crate::eval::Params;
+use crate::position::{key, parse_fen, play_uci, uci_of};
+use crate::search::{SearchInfo, SearchLimits, SearchResult, Searcher, mate_in_moves};
+use crate::timeman::{Clock, DEFAULT_MOVE_OVERHEAD};
+use crate::tt::Bound;
+
+/// Engine name reported to `uci`.
+pub const ENGINE_NAME: &str = concat!("texel-toolchain engine ", env!("CARGO_PKG_VERSION"));
+/// Author reported to `uci`.
+pub const ENGINE_AUTHOR: &str = "The toolchain authors";
+/// Default transposition table size in MB.
+pub const DEFAULT_HASH_MB: usize = 16;
+/// Largest accepted `Hash` in MB.
+pub const MAX_HASH_MB: usize = 65_536;
+/// Largest accepted `Threads`.
+pub const MAX_THREADS: usize = 256;
+/// Largest accepted `Move Overhead` in ms.
+pub const MAX_MOVE_OVERHEAD_MS: u64 = 5_000;
+/// How often a finished infinite search polls for `stop`.
+const INFINITE_POLL: Duration = Duration::from_millis(1);
+
+/// Where the session writes its replies (shared with the search thread).
+pub type Output = Arc<Mutex<Box<dyn Write + Send>>>;
+
+/// Writes one protocol line and flushes it.
+fn send(out: &Output, line: &str) {
+    // A poisoned lock or a closed pipe cannot be reported anywhere; the
+    // GUI is gone, so the line is dropped.
+    if let Ok(mut w) = out.lock() {
+        let _ = writeln!(w, "{line}");
+        let _ = w.flush();
+    }
+}
+
+/// Whether the session goes on after a command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    /// Keep reading commands.
+    Continue,
+    /// `quit` was received.
+    Quit,
+}
+
+/// The UCI options and their current values.
+#[derive(Clone, Debug)]
+pub struct EngineOptions {
+    /// `Hash`, MB.
+    pub hash_mb: usize,
+    /// `Threads`.
+    pub threads: usize,
+    /// `Move Overhead`.
+    pub move_overhead: Duration,
+    /// `OwnBook`: play from the opening book when it has a move.
+    pub own_book: bool,
+    /// `BookFile`: the Polyglot book.
+    pub book_file: Option<PathBuf>,
+    /// `ParamsFile`: evaluation weights to load.
+    pub params_file: Option<PathBuf>,
+}
+
+impl Default for EngineOptions {
+    fn default() -> Self {
+        EngineOptions {
+            hash_mb: DEFAULT_HASH_MB,
+            threads: 1,
+            move_overhead: DEFAULT_MOVE_OVERHEAD,
+            own_book: false,
+            book_file: None,
+            params_file: None,
+        }
+    }
+}
+
+/// A running search thread and what it hands back.
+struct RunningSearch {
+    handle: JoinHandle<Searcher>,
+    bestmove_sent: Arc<AtomicBool>,
+}
+
+/// One UCI session (see the module documentation).
+pub struct UciSession {
+    out: Output,
+    position: Chess,
+    /// Keys of the positions before `position` in the game, oldest first.
+    history_keys: Vec<u64>,
+    options: EngineOptions,
+    searcher: Option<Searcher>,
+    running: Option<RunningSearch>,
+    stop: Arc<AtomicBool>,
+}
+
+/// Parses `go` arguments into limits and the `infinite` flag.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+struct GoCommand {
+    wtime: Option<Duration>,
+    btime: Option<Duration>,
+    winc: Option<Duration>,
+    binc: Option<Duration>,
+    movestogo: Option<u32>,
+    movetime: Option<Duration>,
+    depth: Option<u32>,
+    nodes: Option<u64>,
+    infinite: bool,
+}
+
+fn millis(value: &str) -> Option<Duration> {
+    // Some GUIs send negative times when the clock is about to run out.
+    value
+        .parse::<i64>()
+        .ok()
+        .map(|v| Duration::from_millis(v.max(0) as u64))
+}
+
+/// Formats a search report as a UCI `info` line.
+pub fn info_line(info: &SearchInfo) -> String {
+    let score = match mate_in_moves(info.score) {
+        Some(m) => format!("mate {m}"),
+        None => format!("cp {}", info.score),
+    };
+    let bound = match info.bound {
+        Bound::Exact => "",
+        Bound::Lower => " lowerbound",
+        Bound::Upper => " upperbound",
+    };
+    let ms = info.elapsed.as_millis() as u64;
+    let nps = info.nodes * 1000 / ms.max(1);
+    let pv: Vec<String> = info.pv.iter().map(uci_of).collect();
+    format!(
+        "info depth {} seldepth {} score {score}{bound} nodes {} nps {nps} time {ms} hashfull {} pv {}",
+        info.depth,
+        info.seldepth,
+        info.nodes,
+        info.hashfull,
+        pv.join(" ")
+    )
+}
+
+fn bestmove_line(result: &SearchResult) -> String {
+    match result.best_move {
+        Some(m) => match result.pv.get(1) {
+            Some(ponder) => format!("bestmove {} ponder {}", uci_of(&m), uci_of(ponder)),
+            None => format!("bestmove {}", uci_of(&m)),
+        },
+        None => "bestmove 0000".to_string(),
+    }
+}
+
+/// The evaluation weights in `path`.
+///
+/// MERGE POINT (lead): replace the body with
+/// `crate::eval::Params::load_file(path).map_err(|e| e.to_string())` once the
+/// evaluation module provides it.
+fn load_params(path: &Path) -> Result<Params, String> {
+    Err(format!(
+        "cannot load {}: parameter files are not supported by this build's evaluation",
+        path.display()
+    ))
+}
+
+/// The opening book's move for `pos`, if `OwnBook` is on and the book has
+/// one.
+///
+/// MERGE POINT (lead): open `options.book_file` with
+/// `crate::book::PolyglotBook::open` (cache it in the session) and return
+/// `book.choose_move(pos, &mut rand::rng())`.
+fn book_move(options: &EngineOptions, _pos: &Chess) -> Result<Option<Move>, String> {
+    if options.own_book {
+        Err("OwnBook is on but this build has no opening book support".to_string())
+    } else {
+        Ok(None)
+    }
+}
+
+impl UciSession {
+    /// A session writing its replies to `out`.
+    pub fn new(out: impl Write + Send + 'static) -> Self {
+        let options = EngineOptions::default();
+        let searcher = Searcher::new(Arc::new(Params::defaults()), options.hash_mb);
+        let stop = searcher.stop_flag();
+        let boxed: Box<dyn Write + Send> = Box::new(out);
+        UciSession {
+            out: Arc::new(Mutex::new(boxed)),
+            position: Chess::default(),
+            history_keys: Vec::new(),
+            options,
+            searcher: Some(searcher),
+            running: None,
+            stop,
+        }
+    }
+
+    /// Reads commands from `input` until `quit` or end of input (then any
+    /// running search is stopped and joined).
+    ///
+    /// # Errors
+    /// An I/O error reading `input`.
+    pub fn run(&mut self, input: impl BufRead) -> std::io::Result<()> {
+        for line in input.lines() {
+            if self.handle_line(&line?) == Flow::Quit {
+                return Ok(());
+            }
+        }
+        self.handle_line("quit");
+        Ok(())
+    }
+
+    /// The current game position.
+    pub fn position(&self) -> &Chess {
+        &self.position
+    }
+
+    /// Keys of the positions before the current one in the game.
+    pub fn history_keys(&self) -> &[u64] {
+        &self.history_keys
+    }
+
+    /// The current options.
+    pub fn options(&self) -> &EngineOptions {
+        &self.options
+    }
+
+    fn info_string(&self, text: &str) {
+        send(&self.out, &format!("info string {text}"));
+    }
+
+    /// Handles one input line.
+    pub fn handle_line(&mut self, line: &str) -> Flow {
+        let tokens: Vec<&str> = line.split_whitespace().collect();
+        let Some((&command, args)) = tokens.split_first() else {
+            return Flow::Continue;
+        };
+        match command {
+            "uci" => self.cmd_uci(),
+            "isready" => send(&self.out, "readyok"),
+            "ucinewgame" => {
+                if let Some(s) = self.idle_searcher("ucinewgame") {
+                    s.new_game();
+                }
+                self.set_start_position();
+            }
+            "setoption" => self.cmd_setoption(args),
+            "position" => self.cmd_position(args),
+            "go" => self.cmd_go(args),
+            "stop" => self.stop_search(),
+            "ponderhit" => {}
+            "debug" | "register" => {}
+            "quit" => {
+                self.stop_search();
+                return Flow::Quit;
+            }
+            other => self.info_string(&format!("unknown command {other:?} ignored")),
+        }
+        Flow::Continue
+    }
+
+    fn cmd_uci(&self) {
+        let lines = [
+            format!("id name {ENGINE_NAME}"),
+            format!("id author {ENGINE_AUTHOR}"),
+            format!("option name Hash type spin default {DEFAULT_HASH_MB} min 1 max {MAX_HASH_MB}"),
+            format!("option name Threads type spin default 1 min 1 max {MAX_THREADS}"),
+            format!(
+                "option name Move Overhead type spin default {} min 0 max {MAX_MOVE_OVERHEAD_MS}",
+                DEFAULT_MOVE_OVERHEAD.as_millis()
+            ),
+            "option name OwnBook type check default false".to_string(),
+            "option name BookFile type string default <empty>".to_string(),
+            "option name ParamsFile type string default <empty>".to_string(),
+            "uciok".to_string(),
+        ];
+        for l in lines {
+            send(&self.out, &l);
+        }
+    }
+
+    /// The searcher if no search is running (joining a finished one);
+    /// otherwise reports that `what` is ignored.
+    fn idle_searcher(&mut self, what: &str) -> Option<&mut Searcher> {
+        if let Some(r) = &self.running
+            && !r.bestmove_sent.load(Ordering::Acquire)
+            && !r.handle.is_finished()
+        {
+            self.info_string(&format!("{what} ignored: a search is running"));
+            return None;
+        }
+        self.join_search();
+        self.searcher.as_mut()
+    }
+
+    fn join_search(&mut self) {
+        if let Some(r) = self.running.take() {
+            match r.handle.join() {
+                Ok(searcher) => self.searcher = Some(searcher),
+                Err(_) => {
+                    // The search thread panicked: start afresh so the
+                    // session stays usable.
+                    self.info_string("search thread failed; tables reset");
+                    self.searcher = Some(self.fresh_searcher());
+                }
+            }
+        }
+    }
+
+    fn fresh_searcher(&mut self) -> Searcher {
+        let mut s = Searcher::new(Arc::new(Params::defaults()), self.options.hash_mb);
+        s.set_threads(self.options.threads);
+        self.stop = s.stop_flag();
+        s
+    }
+
+    fn stop_search(&mut self) {
+        self.stop.store(true, Ordering::Release);
+        self.join_search();
+    }
+
+    fn set_start_position(&mut self) {
+        self.position = Chess::default();
+        self.history_keys.clear();
+    }
+
+    fn cmd_setoption(&mut self, args: &[&str]) {
+        // setoption name <name words> [value <value words>]
+        if args.first() != Some(&"name") {
+            self.info_string("setoption needs 'name <option>'; ignored");
+            return;
+        }
+        let value_at = args.iter().position(|&t| t == "value");
+        let name = args[1..value_at.unwrap_or(args.len())].join(" ");
+        let value = value_at
+            .map(|i| args[i + 1..].join(" "))
+            .unwrap_or_default();
+        match name.to_ascii_lowercase().as_str() {
+            "hash" => match value.parse::<usize>() {
+                Ok(mb) if (1..=MAX_HASH_MB).contains(&mb) => {
+                    if let Some(s) = self.idle_searcher("setoption Hash") {
+                        s.set_hash_megabytes(mb);
+                        self.options.hash_mb = mb;
+                    }
+                }
+                _ => self.info_string(&format!(
+                    "Hash must be 1..={MAX_HASH_MB}; {value:?} ignored"
+                )),
+            },
+            "threads" => match value.parse::<usize>() {
+                Ok(n) if (1..=MAX_THREADS).contains(&n) => {
+                    if let Some(s) = self.idle_searcher("setoption Threads") {
+                        s.set_threads(n);
+                        self.options.threads = n;
+                    }
+                }
+                _ => self.info_string(&format!(
+                    "Threads must be 1..={MAX_THREADS}; {value:?} ignored"
+                )),
+            },
+            "move overhead" => match value.parse::<u64>() {
+                Ok(ms) if ms <= MAX_MOVE_OVERHEAD_MS => {
+                    self.options.move_overhead = Duration::from_millis(ms);
+                }
+                _ => self.info_string(&format!(
+                    "Move Overhead must be 0..={MAX_MOVE_OVERHEAD_MS}; {value:?} ignored"
+                )),
+            },
+            "ownbook" => match value.to_ascii_lowercase().as_str() {
+                "true" => self.options.own_book = true,
+                "false" => self.options.own_book = false,
+                _ => self.info_string(&format!("OwnBook must be true or false; {value:?} ignored")),
+            },
+            "bookfile" => {
+                self.options.book_file = path_option(&value);
+            }
+            "paramsfile" => {
+                let path = path_option(&value);
+                self.options.params_file = path.clone();
+                let params = match &path {
+                    None => Ok(Params::defaults()),
+                    Some(p) => load_params(p),
+                };
+                match params {
+                    Ok(params) => {
+                        if let Some(s) = self.idle_searcher("setoption ParamsFile") {
+                            s.set_params(Arc::new(params));
+                        }
+                    }
+                    Err(e) => {
+                        self.info_string(&format!("ParamsFile: {e}; keeping current weights"))
+                    }
+                }
+            }
+            _ => self.info_string(&format!("unknown option {name:?} ignored")),
+        }
+    }
+
+    fn cmd_position(&mut self, args: &[&str]) {
+        let moves_at = args.iter().position(|&t| t == "moves");
+        let setup = &args[..moves_at.unwrap_or(args.len())];
+        let start = match setup.split_first() {
+            Some((&"startpos", [])) => Chess::default(),
+            Some((&"fen", fen)) if !fen.is_empty() => match parse_fen(&fen.join(" ")) {
+                Ok(pos) => pos,
+                Err(e) => {
+                    self.info_string(&format!("position ignored: {e}"));
+                    return;
+                }
+            },
+            _ => {
+                self.info_string("position needs 'startpos' or 'fen <FEN>'; ignored");
+                return;
+            }
+        };
+        let mut pos = start;
+        let mut keys = Vec::new();
+        if let Some(i) = moves_at {
+            for text in &args[i + 1..] {
+                match play_uci(&pos, text) {
+                    Ok((next, _)) => {
+                        keys.push(key(&pos));
+                        pos = next;
+                    }
+                    Err(e) => {
+                        self.info_string(&format!(
+                            "illegal move in position command: {e}; remaining moves ignored"
+                        ));
+                        break;
+                    }
+                }
+            }
+        }
+        self.position = pos;
+        self.history_keys = keys;
+    }
+
+    fn parse_go(&self, args: &[&str]) -> GoCommand {
+        let mut go = GoCommand::default();
+        let mut i = 0;
+        while i < args.len() {
+            let name = args[i];
+            let value = args.get(i + 1).copied().unwrap_or("");
+            let mut takes_value = true;
+            let ok = match name {
+                "wtime" => millis(value).map(|v| go.wtime = Some(v)).is_some(),
+                "btime" => millis(value).map(|v| go.btime = Some(v)).is_some(),
+                "winc" => millis(value).map(|v| go.winc = Some(v)).is_some(),
+                "binc" => millis(value).map(|v| go.binc = Some(v)).is_some(),
+                "movetime" => millis(value).map(|v| go.movetime = Some(v)).is_some(),
+                "movestogo" => value.parse().map(|v| go.movestogo = Some(v)).is_ok(),
+                "depth" => value.parse().map(|v| go.depth = Some(v)).is_ok(),
+                "nodes" => value.parse().map(|v| go.nodes = Some(v)).is_ok(),
+                "mate" => value.parse::<u32>().map(|v| go.depth = Some(v * 2)).is_ok(),
+                "infinite" | "ponder" => {
+                    takes_value = false;
+                    go.infinite = true;
+                    true
+                }
+                _ => {
+                    takes_value = false;
+                    false
+                }
+            };
+            if !ok {
+                self.info_string(&format!("go: cannot use {name:?} {value:?}; ignored"));
+            }
+            i += if takes_value && ok { 2 } else { 1 };
+        }
+        go
+    }
+
+    fn cmd_go(&mut self, args: &[&str]) {
+        if self.idle_searcher("go").is_none() {
+            return;
+        }
+        let go = self.parse_go(args);
+        let (time, inc) = match self.position.turn() {
+            Color::White => (go.wtime, go.winc),
+            Color::Black => (go.btime, go.binc),
+        };
+        let clock = time.map(|time_left| Clock {
+            time_left,
+            increment: inc.unwrap_or_default(),
+            moves_to_go: go.movestogo,
+        });
+        let limits = SearchLimits {
+            depth: go.depth,
+            nodes: go.nodes,
+            movetime: go.movetime,
+            clock: if go.infinite { None } else { clock },
+            move_overhead: self.options.move_overhead,
+        };
+        let unlimited = limits.depth.is_none()
+            && limits.nodes.is_none()
+            && limits.movetime.is_none()
+            && limits.clock.is_none();
+        // A bare `go` is treated as `go infinite`: bestmove waits for stop.
+        let wait_for_stop = go.infinite || unlimited;
+
+        if !wait_for_stop {
+            match book_move(&self.options, &self.position) {
+                Ok(Some(m)) => {
+                    send(&self.out, &format!("bestmove {}", uci_of(&m)));
+                    return;
+                }
+                Ok(None) => {}
+                Err(e) => self.info_string(&e),
+            }
+        }
+
+        let Some(mut searcher) = self.searcher.take() else {
+            self.info_string("go ignored: no searcher available");
+            return;
+        };
+        self.stop.store(false, Ordering::Release);
+        let stop = self.stop.clone();
+        let out = self.out.clone();
+        let pos = self.position.clone();
+        let keys = self.history_keys.clone();
+        let bestmove_sent = Arc::new(AtomicBool::new(false));
+        let sent = bestmove_sent.clone();
+        let handle = std::thread::spawn(move || {
+            let result = searcher.search(&pos, &keys, &limits, |info| send(&out, &info_line(info)));
+            while wait_for_stop && !stop.load(Ordering::Acquire) {
+                std::thread::sleep(INFINITE_POLL);
+            }
+            send(&out, &bestmove_line(&result));
+            sent.store(true, Ordering::Release);
+            searcher
+        });
+        self.running = Some(RunningSearch {
+            handle,
+            bestmove_sent,
+        });
+    }
+}
+
+fn path_option(value: &str) -> Option<PathBuf> {
+    let v = value.trim();
+    if v.is_empty() || v == "<empty>" {
+        None
+    } else {
+        Some(PathBuf::from(v))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn go_parsing_survives_garbage() {
+        let s = UciSession::new(std::io::sink());
+        let go = s.parse_go(&[
+            "wtime", "-5", "btime", "x", "depth", "3", "bogus", "infinite",
+        ]);
+        assert_eq!(go.wtime, Some(Duration::ZERO));
+        assert_eq!(go.btime, None);
+        assert_eq!(go.depth, Some(3));
+        assert!(go.infinite);
+    }
+}

@@ -1,0 +1,144 @@
+//! The UCI session survives garbage and keeps a correct position.
+
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use engine::position::{fen_of, parse_fen, play_uci};
+use engine::uci::{Flow, UciSession};
+use shakmaty::Position;
+
+/// A writer whose content the test can read while the session owns it.
+#[derive(Clone, Default)]
+struct Capture(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Capture {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+impl Capture {
+    fn text(&self) -> String {
+        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
+    }
+    fn wait_for(&self, needle: &str, timeout: Duration) -> bool {
+        let start = Instant::now();
+        while start.elapsed() < timeout {
+            if self.text().contains(needle) {
+                return true;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        false
+    }
+}
+
+fn session() -> (UciSession, Capture) {
+    let out = Capture::default();
+    (UciSession::new(out.clone()), out)
+}
+
+#[test]
+fn garbage_is_ignored_with_a_reason() {
+    let (mut s, out) = session();
+    for line in [
+        "",
+        "   ",
+        "hello world",
+        "position",
+        "position fen",
+        "position fen not a fen at all",
+        "position fen 8/8/8/8/8/8/8/K7 w - - 0 1",
+        "position startpos moves",
+        "position sideways",
+        "setoption",
+        "setoption name",
+        "setoption name Hash value lots",
+        "setoption name Hash value 0",
+        "setoption name Threads value -3",
+        "setoption name Nonexistent value 3",
+        "setoption name OwnBook value maybe",
+        "setoption name ParamsFile value /nonexistent/params.txt",
+        "go depth x nodes -5",
+        "stop",
+        "ucinewgame",
+        "\u{0}\u{7f}\u{1b}[2J",
+        "position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 moves e2e4 e7e5 xyzzy",
+    ] {
+        assert_eq!(s.handle_line(line), Flow::Continue, "{line:?}");
+    }
+    s.handle_line("isready");
+    assert!(out.wait_for("readyok", Duration::from_secs(5)));
+    assert!(out.text().contains("info string"));
+    // Still answers a search with a legal move.
+    s.handle_line("position startpos");
+    s.handle_line("go depth 3");
+    assert!(out.wait_for("bestmove", Duration::from_secs(10)));
+    assert_eq!(s.handle_line("quit"), Flow::Quit);
+}
+
+#[test]
+fn illegal_move_keeps_position_before_it() {
+    let (mut s, out) = session();
+    s.handle_line("position startpos moves e2e4 e7e5 g1f3 e8e6 b8c6");
+    let mut expected = shakmaty::Chess::default();
+    for m in ["e2e4", "e7e5", "g1f3"] {
+        expected = play_uci(&expected, m).unwrap().0;
+    }
+    assert_eq!(fen_of(s.position()), fen_of(&expected));
+    assert_eq!(s.history_keys().len(), 3);
+    assert!(out.text().contains("illegal move"));
+    // A bad FEN leaves the previous position alone.
+    s.handle_line("position fen 8/8/8/8/8/8/8/8 w - - 0 1");
+    assert_eq!(fen_of(s.position()), fen_of(&expected));
+    // A FEN plus moves.
+    s.handle_line("position fen 4k3/8/8/8/8/8/4P3/4K3 w - - 0 1 moves e2e4 e8d7");
+    assert_eq!(
+        fen_of(s.position()),
+        fen_of(&parse_fen("8/3k4/8/8/4P3/8/8/4K3 w - - 1 2").unwrap())
+    );
+}
+
+#[test]
+fn infinite_search_answers_isready_and_stops() {
+    let (mut s, out) = session();
+    s.handle_line("uci");
+    assert!(out.text().contains("uciok"));
+    s.handle_line("setoption name Hash value 4");
+    s.handle_line("setoption name Threads value 2");
+    s.handle_line("position startpos moves d2d4");
+    s.handle_line("go infinite");
+    s.handle_line("isready");
+    assert!(out.wait_for("readyok", Duration::from_secs(2)));
+    std::thread::sleep(Duration::from_millis(100));
+    assert!(!out.text().contains("bestmove"));
+    s.handle_line("go depth 2"); // ignored while searching
+    s.handle_line("stop");
+    let text = out.text();
+    let best = text
+        .lines()
+        .find_map(|l| l.strip_prefix("bestmove "))
+        .expect("bestmove after stop");
+    let uci = best.split_whitespace().next().unwrap();
+    assert!(play_uci(s.position(), uci).is_ok(), "{uci}");
+    assert_eq!(text.matches("bestmove").count(), 1);
+}
+
+#[test]
+fn clock_search_returns_in_time_and_mate_has_no_move() {
+    let (mut s, out) = session();
+    s.handle_line("position startpos");
+    let start = Instant::now();
+    s.handle_line("go wtime 1000 btime 1000 winc 10 binc 10");
+    assert!(out.wait_for("bestmove", Duration::from_secs(1)));
+    assert!(start.elapsed() < Duration::from_millis(500));
+    s.handle_line("position fen R5k1/5ppp/8/8/8/8/5PPP/6K1 b - - 0 1");
+    assert!(s.position().is_checkmate());
+    s.handle_line("go movetime 100");
+    assert!(out.wait_for("bestmove 0000", Duration::from_secs(2)));
+}
