@@ -1,14 +1,782 @@
-//! `tuner` command-line tool (placeholder until its issue is implemented).
+//! `tuner`: fits the engine's evaluation weights to labeled positions by
+//! logistic regression (Texel tuning) with exact gradients, and writes the
+//! tuned weights as a params file and as the engine's generated `params.rs`.
 
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use anyhow::{Context, Result, bail, ensure};
 use clap::Parser;
+use engine::atomic_file::AtomicFile;
+use engine::eval::{BLOCKS, Group, Params, codegen, params_file};
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+use tuner::checkpoint::Checkpoint;
+use tuner::dataset::{self, Resolve, Sample};
+use tuner::gradient_check;
+use tuner::objective::{self, Objective, ObjectiveKind};
+use tuner::optimizer::{Optimizer, OptimizerKind};
+use tuner::report::{self, EpochRow};
+use tuner::trace_set::TraceSet;
 
-/// tuner: part of the engine tuning toolchain (not yet implemented).
+/// Texel tuning of the engine's evaluation.
+///
+/// Reads labeled positions (EPD `c9`/`c2`, `FEN [1.0]`, `FEN | score |
+/// result`, CSV), resolves each to the quiet leaf of its quiescence PV,
+/// traces it once into sparse coefficients, then minimises the loss of
+/// `σ(K·eval/400)` against the results (`σ` is the logistic function, `K` is
+/// fitted first). The best weights on the validation set are written to
+/// `--output` (params text file) whenever they improve, and at the end to
+/// `--emit-rust` (the engine's generated `params.rs`). Ctrl-C stops cleanly
+/// and still writes the best weights; `--resume` continues from the
+/// checkpoint written after every epoch.
+///
+/// Arasan's options map as: -c threads, -d defaults, -f emit-rust, -i init,
+/// -x output, -n epochs, -o optimizer, -O objective, -R recompute-pv,
+/// -V validate-gradient.
 #[derive(Parser, Debug)]
-#[command(version, about)]
-struct Cli {}
+#[command(version, about, long_about)]
+struct Cli {
+    /// Labeled position files (plain, .gz or .zst).
+    inputs: Vec<PathBuf>,
 
-fn main() {
-    let _cli = Cli::parse();
-    eprintln!("tuner: not implemented yet; see --help");
-    std::process::exit(2);
+    /// Worker threads (default: all cores). Results are identical for any
+    /// count.
+    #[arg(short = 'c', long)]
+    threads: Option<usize>,
+
+    /// Write the compiled default parameters to --output (or stdout) and exit.
+    #[arg(short = 'd', long)]
+    defaults: bool,
+
+    /// Where to write the generated Rust parameters at the end.
+    #[arg(short = 'f', long, default_value = "engine/src/eval/params.rs")]
+    emit_rust: PathBuf,
+
+    /// Do not write the generated Rust file.
+    #[arg(long)]
+    no_emit_rust: bool,
+
+    /// Start from this params file instead of the compiled defaults.
+    #[arg(short = 'i', long)]
+    init: Option<PathBuf>,
+
+    /// Start from material only: every non-material parameter set to zero.
+    #[arg(long)]
+    material_only: bool,
+
+    /// Params text file with the best weights (written atomically whenever
+    /// the validation loss improves).
+    #[arg(short = 'x', long, default_value = "tuned.params")]
+    output: PathBuf,
+
+    /// Number of epochs (0: only measure the losses of the starting weights).
+    #[arg(short = 'n', long, default_value_t = 400)]
+    epochs: usize,
+
+    /// Optimiser.
+    #[arg(short = 'o', long, value_enum, default_value_t = OptimizerKind::Adam)]
+    optimizer: OptimizerKind,
+
+    /// Objective: mse (Texel), log (cross-entropy) or ordinal (loss/draw/win
+    /// with a fitted draw margin).
+    #[arg(short = 'O', long, value_enum, default_value_t = ObjectiveKind::Mse)]
+    objective: ObjectiveKind,
+
+    /// Re-resolve and re-trace all positions every R epochs with the current
+    /// weights (0: never). Keeps the positions in memory.
+    #[arg(short = 'R', long, default_value_t = 0)]
+    recompute_pv: usize,
+
+    /// Check the analytic gradient against finite differences on a sample,
+    /// print the worst relative error, exit non-zero on a mismatch.
+    #[arg(short = 'V', long)]
+    validate_gradient: bool,
+
+    /// How positions are resolved before tracing: qsearch, none or depth:N.
+    #[arg(long, default_value = "qsearch")]
+    resolve: Resolve,
+
+    /// Seed for the validation split, shuffling and checks.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+
+    /// Fraction of the positions held out for validation.
+    #[arg(long, default_value_t = 0.1)]
+    validation: f64,
+
+    /// Use this file as the validation set instead of a held-out fraction.
+    #[arg(long)]
+    validation_file: Option<PathBuf>,
+
+    /// Fix the sigmoid scale K instead of fitting it.
+    #[arg(long)]
+    k: Option<f64>,
+
+    /// Target blend with search scores (`ce`): L·result + (1−L)·σ(K·ce/400).
+    #[arg(long, default_value_t = 1.0)]
+    lambda: f64,
+
+    /// Base learning rate (per 1000 cp of a parameter's range; default
+    /// depends on the optimiser: adam 2, adagrad 20, momentum 0.5).
+    #[arg(long)]
+    learning_rate: Option<f64>,
+
+    /// Multiply the learning rate by this after every epoch.
+    #[arg(long, default_value_t = 1.0)]
+    lr_decay: f64,
+
+    /// Positions per optimiser step (0: full batch).
+    #[arg(long, default_value_t = 0)]
+    batch_size: usize,
+
+    /// L2 regularisation toward the starting weights (per cp², added to the
+    /// mean loss).
+    #[arg(long, default_value_t = 0.0)]
+    l2: f64,
+
+    /// Tune only these groups (comma-separated: material, pst, pawns,
+    /// mobility, pieces, king_safety, threats, tempo).
+    #[arg(long, value_delimiter = ',')]
+    tune: Vec<String>,
+
+    /// Keep these groups fixed (comma-separated).
+    #[arg(long, value_delimiter = ',')]
+    freeze: Vec<String>,
+
+    /// Stop after this many epochs without a better validation loss.
+    #[arg(long, default_value_t = 30)]
+    patience: usize,
+
+    /// Checkpoint written after every epoch (default: OUTPUT.checkpoint).
+    #[arg(long)]
+    checkpoint: Option<PathBuf>,
+
+    /// Continue the run saved in this checkpoint (same data and options).
+    #[arg(long)]
+    resume: Option<PathBuf>,
+
+    /// Write the per-epoch log as CSV here.
+    #[arg(long)]
+    log: Option<PathBuf>,
+
+    /// Loss-curve plot (SVG; default: OUTPUT.svg).
+    #[arg(long)]
+    plot: Option<PathBuf>,
+}
+
+fn write_atomically(path: &Path, text: &str) -> Result<()> {
+    let mut f = AtomicFile::create(path)?;
+    f.write_all(text.as_bytes())
+        .with_context(|| format!("writing {}", path.display()))?;
+    f.commit()?;
+    Ok(())
+}
+
+fn with_extension(path: &Path, ext: &str) -> PathBuf {
+    let mut s = path.as_os_str().to_owned();
+    s.push(".");
+    s.push(ext);
+    PathBuf::from(s)
+}
+
+fn group_mask(cli: &Cli) -> Result<Vec<bool>> {
+    let parse = |names: &[String]| -> Result<Vec<Group>> {
+        names
+            .iter()
+            .map(|n| {
+                Group::from_name(n.trim()).with_context(|| {
+                    let all: Vec<_> = Group::ALL.iter().map(|g| g.name()).collect();
+                    format!("unknown group {n:?}; groups are {}", all.join(", "))
+                })
+            })
+            .collect()
+    };
+    let tune = parse(&cli.tune)?;
+    let freeze = parse(&cli.freeze)?;
+    let mut mask = vec![false; Params::NUM_SCALARS];
+    for b in BLOCKS {
+        let on = (tune.is_empty() || tune.contains(&b.group)) && !freeze.contains(&b.group);
+        for e in b.block.start..b.block.start + b.block.len {
+            mask[2 * e] = on;
+            mask[2 * e + 1] = on;
+        }
+    }
+    // The king's material slot is structurally zero.
+    let king_material = engine::eval::schema::blocks::material.at(5);
+    mask[2 * king_material] = false;
+    mask[2 * king_material + 1] = false;
+    Ok(mask)
+}
+
+fn bounds() -> (Vec<f64>, Vec<f64>) {
+    let mut min = vec![0.0; Params::NUM_SCALARS];
+    let mut max = vec![0.0; Params::NUM_SCALARS];
+    for b in BLOCKS {
+        for e in b.block.start..b.block.start + b.block.len {
+            for i in [2 * e, 2 * e + 1] {
+                min[i] = b.min as f64;
+                max[i] = b.max as f64;
+            }
+        }
+    }
+    (min, max)
+}
+
+fn rounded(weights: &[f64]) -> Params {
+    let values: Vec<i32> = weights.iter().map(|w| w.round() as i32).collect();
+    Params::from_scalars(&values)
+}
+
+fn starting_params(cli: &Cli) -> Result<Params> {
+    let mut p = match &cli.init {
+        Some(path) => {
+            let loaded = params_file::read_file(path)?;
+            for w in loaded.warnings() {
+                eprintln!("warning: {}: {w}", path.display());
+            }
+            loaded.params
+        }
+        None => Params::defaults(),
+    };
+    if cli.material_only {
+        for b in BLOCKS.iter().filter(|b| b.group != Group::Material) {
+            for e in b.block.start..b.block.start + b.block.len {
+                p.entries[e] = engine::eval::S::ZERO;
+            }
+        }
+    }
+    Ok(p)
+}
+
+/// Training and validation sets (and the raw samples for re-resolution).
+struct Data {
+    train: TraceSet,
+    validation: TraceSet,
+    train_samples: Vec<Sample>,
+    validation_samples: Vec<Sample>,
+    split: Vec<usize>,
+    validation_count: usize,
+    inputs: Vec<String>,
+}
+
+fn load_data(cli: &Cli, params: &Arc<Params>) -> Result<Data> {
+    let keep = cli.recompute_pv > 0;
+    let start = Instant::now();
+    let bar = progress_bar("tracing");
+    let (all, samples, stats) = dataset::load(&cli.inputs, cli.resolve, params, keep, |n| {
+        bar.set_position(n as u64)
+    })?;
+    bar.finish_and_clear();
+    let secs = start.elapsed().as_secs_f64();
+    eprintln!(
+        "loaded {} positions in {secs:.2}s ({:.0} positions/s resolved with {} and traced); \
+         {} without a result rejected, {} malformed lines skipped, {} with a search score",
+        all.len(),
+        all.len() as f64 / secs.max(1e-9),
+        cli.resolve,
+        stats.without_result,
+        stats.malformed,
+        stats.with_score
+    );
+    let mut inputs = dataset::describe_inputs(&stats);
+    ensure!(!all.is_empty(), "no usable positions in the inputs");
+
+    let mut order: Vec<usize> = (0..all.len()).collect();
+    order.shuffle(&mut ChaCha8Rng::seed_from_u64(cli.seed));
+    let (train, validation, train_samples, validation_samples, validation_count);
+    if let Some(vpath) = &cli.validation_file {
+        let (v, vs, vstats) = dataset::load(
+            std::slice::from_ref(vpath),
+            cli.resolve,
+            params,
+            keep,
+            |_| {},
+        )?;
+        inputs.extend(
+            dataset::describe_inputs(&vstats)
+                .into_iter()
+                .map(|s| format!("{s} [validation]")),
+        );
+        train = all.select(&order);
+        validation = v;
+        validation_count = 0;
+        train_samples = if keep {
+            order.iter().map(|&i| samples[i].clone()).collect()
+        } else {
+            Vec::new()
+        };
+        validation_samples = vs;
+    } else {
+        ensure!(
+            (0.0..1.0).contains(&cli.validation),
+            "--validation must be in [0, 1), got {}",
+            cli.validation
+        );
+        validation_count = (all.len() as f64 * cli.validation).round() as usize;
+        validation = all.select(&order[..validation_count]);
+        train = all.select(&order[validation_count..]);
+        let pick = |idx: &[usize]| -> Vec<Sample> {
+            if keep {
+                idx.iter().map(|&i| samples[i].clone()).collect()
+            } else {
+                Vec::new()
+            }
+        };
+        validation_samples = pick(&order[..validation_count]);
+        train_samples = pick(&order[validation_count..]);
+    }
+    ensure!(!train.is_empty(), "the training set is empty");
+    let bytes = train.heap_bytes() + validation.heap_bytes();
+    eprintln!(
+        "training {} positions, validation {}; traces use {:.1} MB ({:.0} bytes/position)",
+        train.len(),
+        validation.len(),
+        bytes as f64 / 1e6,
+        bytes as f64 / (train.len() + validation.len()) as f64
+    );
+    Ok(Data {
+        train,
+        validation,
+        train_samples,
+        validation_samples,
+        split: order,
+        validation_count,
+        inputs,
+    })
+}
+
+fn progress_bar(what: &str) -> indicatif::ProgressBar {
+    use std::io::IsTerminal;
+    if !std::io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new_spinner();
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(&format!(
+            "{{spinner}} {what} {{pos}} positions ({{per_sec}}) {{elapsed}}"
+        ))
+        .expect("valid template"),
+    );
+    bar.enable_steady_tick(std::time::Duration::from_millis(200));
+    bar
+}
+
+fn main() -> Result<()> {
+    let cli = Cli::parse();
+    if let Some(t) = cli.threads {
+        ensure!(t > 0, "--threads must be at least 1");
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(t)
+            .build_global()
+            .context("starting the thread pool")?;
+    }
+    if cli.defaults {
+        let text = params_file::to_text(&Params::defaults(), &["compiled defaults".into()]);
+        if cli.output.as_os_str() == "-" {
+            print!("{text}");
+        } else {
+            write_atomically(&cli.output, &text)?;
+            eprintln!("wrote the default parameters to {}", cli.output.display());
+        }
+        return Ok(());
+    }
+    ensure!(!cli.inputs.is_empty(), "no input files (see --help)");
+    ensure!(
+        (0.0..=1.0).contains(&cli.lambda),
+        "--lambda must be in [0, 1]"
+    );
+    let mask = group_mask(&cli)?;
+    let start_params = starting_params(&cli)?;
+    let params = Arc::new(start_params.clone());
+    let mut data = load_data(&cli, &params)?;
+
+    let initial: Vec<f64> = start_params
+        .to_scalars()
+        .iter()
+        .map(|&v| v as f64)
+        .collect();
+    let mut objective = Objective {
+        kind: cli.objective,
+        k: cli.k.unwrap_or(1.0),
+        lambda: cli.lambda,
+        draw_margin: 0.5,
+    };
+    if cli.k.is_none() {
+        objective = objective::fit_scale(&data.train, &initial, objective);
+    }
+    if cli.objective == ObjectiveKind::Ordinal {
+        eprintln!(
+            "K = {:.4}, draw margin = {:.4}",
+            objective.k, objective.draw_margin
+        );
+    } else {
+        eprintln!("K = {:.4}", objective.k);
+    }
+
+    if cli.validate_gradient {
+        return validate_gradient(&data.train, &initial, &objective, cli.seed);
+    }
+
+    let measure = |set: &TraceSet, w: &[f64], obj: &Objective| {
+        if set.is_empty() {
+            f64::NAN
+        } else {
+            objective::mean_loss(set, w, obj)
+        }
+    };
+    if cli.epochs == 0 {
+        let train = measure(&data.train, &initial, &objective);
+        let val = measure(&data.validation, &initial, &objective);
+        println!("training loss {train:.9}");
+        println!("validation loss {val:.9}");
+        return Ok(());
+    }
+
+    let (min, max) = bounds();
+    let checkpoint_path = cli
+        .checkpoint
+        .clone()
+        .unwrap_or_else(|| with_extension(&cli.output, "checkpoint"));
+    let fingerprint = data.train.fingerprint() ^ data.validation.fingerprint().rotate_left(1);
+    let base_lr = cli
+        .learning_rate
+        .unwrap_or_else(|| cli.optimizer.default_learning_rate());
+    let tuning_start = Instant::now();
+
+    let mut state = match &cli.resume {
+        Some(path) => {
+            let cp = Checkpoint::load(path)?;
+            ensure!(
+                cp.fingerprint == fingerprint,
+                "{}: the checkpoint was made with other data or options (fingerprint differs)",
+                path.display()
+            );
+            ensure!(
+                cp.optimizer.kind == cli.optimizer,
+                "{}: the checkpoint uses the {} optimiser",
+                path.display(),
+                cp.optimizer.kind.name()
+            );
+            objective.k = cp.k;
+            objective.draw_margin = cp.draw_margin;
+            eprintln!("resuming after epoch {} from {}", cp.epoch, path.display());
+            cp
+        }
+        None => {
+            let train0 = measure(&data.train, &initial, &objective);
+            let val0 = measure(&data.validation, &initial, &objective);
+            let val0 = if val0.is_nan() { train0 } else { val0 };
+            Checkpoint {
+                epoch: 0,
+                k: objective.k,
+                draw_margin: objective.draw_margin,
+                learning_rate: base_lr,
+                best_validation: val0,
+                best_epoch: 0,
+                fingerprint,
+                weights: initial.clone(),
+                best_weights: initial.clone(),
+                optimizer: Optimizer::new(cli.optimizer, Params::NUM_SCALARS),
+                history: vec![EpochRow {
+                    epoch: 0,
+                    train_loss: train0,
+                    validation_loss: val0,
+                    positions_per_sec: 0.0,
+                    elapsed_s: 0.0,
+                }],
+            }
+        }
+    };
+    let elapsed_before = state.history.last().map_or(0.0, |r| r.elapsed_s);
+    for row in &state.history {
+        print_row(row);
+    }
+    if cli.resume.is_none() {
+        write_atomically(
+            &cli.output,
+            &params_text(
+                &rounded(&state.best_weights),
+                &cli,
+                &data,
+                &objective,
+                &state,
+            ),
+        )?;
+    }
+
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = stop.clone();
+        ctrlc::set_handler(move || {
+            if stop.swap(true, Ordering::SeqCst) {
+                eprintln!("second interrupt: exiting without writing");
+                std::process::exit(130);
+            }
+            eprintln!("interrupted: finishing the epoch and writing the best weights");
+        })
+        .context("installing the Ctrl-C handler")?;
+    }
+
+    let n = data.train.len();
+    let batch = if cli.batch_size == 0 {
+        n
+    } else {
+        cli.batch_size
+    };
+    while state.epoch < cli.epochs && !stop.load(Ordering::SeqCst) {
+        let epoch = state.epoch + 1;
+        if cli.recompute_pv > 0 && state.epoch > 0 && state.epoch % cli.recompute_pv == 0 {
+            let current = Arc::new(rounded(&state.weights));
+            data.train = dataset::trace_samples(&data.train_samples, cli.resolve, &current);
+            data.validation =
+                dataset::trace_samples(&data.validation_samples, cli.resolve, &current);
+            eprintln!("epoch {epoch}: re-resolved and re-traced with the current weights");
+        }
+        let epoch_start = Instant::now();
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        if batch < n {
+            order.shuffle(&mut ChaCha8Rng::seed_from_u64(
+                cli.seed ^ (epoch as u64) << 20,
+            ));
+        }
+        let mut train_loss = 0.0;
+        for chunk in order.chunks(batch) {
+            let (loss, mut grad) =
+                objective::loss_and_gradient(&data.train, chunk, &state.weights, &objective);
+            let mut penalty = 0.0;
+            if cli.l2 > 0.0 {
+                for i in 0..grad.len() {
+                    let d = state.weights[i] - initial[i];
+                    penalty += cli.l2 * d * d;
+                    grad[i] += 2.0 * cli.l2 * d;
+                }
+            }
+            train_loss += (loss + penalty) * chunk.len() as f64;
+            state.optimizer.step(
+                &mut state.weights,
+                &grad,
+                state.learning_rate,
+                &mask,
+                &min,
+                &max,
+            );
+        }
+        train_loss /= n as f64;
+        let secs = epoch_start.elapsed().as_secs_f64();
+        let mut val = measure(&data.validation, &state.weights, &objective);
+        if val.is_nan() {
+            val = measure(&data.train, &state.weights, &objective);
+        }
+        state.epoch = epoch;
+        state.learning_rate *= cli.lr_decay;
+        let row = EpochRow {
+            epoch,
+            train_loss,
+            validation_loss: val,
+            positions_per_sec: n as f64 / secs.max(1e-9),
+            elapsed_s: elapsed_before + tuning_start.elapsed().as_secs_f64(),
+        };
+        print_row(&row);
+        state.history.push(row);
+        let improved = val < state.best_validation;
+        if improved {
+            state.best_validation = val;
+            state.best_epoch = epoch;
+            state.best_weights = state.weights.clone();
+            write_atomically(
+                &cli.output,
+                &params_text(
+                    &rounded(&state.best_weights),
+                    &cli,
+                    &data,
+                    &objective,
+                    &state,
+                ),
+            )?;
+        }
+        state.save(&checkpoint_path)?;
+        if let Some(log) = &cli.log {
+            write_atomically(log, &report::csv(&state.history))?;
+        }
+        if epoch - state.best_epoch >= cli.patience {
+            eprintln!(
+                "early stop: no better validation loss for {} epochs",
+                cli.patience
+            );
+            break;
+        }
+    }
+    finish(&cli, &data, &objective, &state, &start_params)
+}
+
+fn print_row(r: &EpochRow) {
+    println!(
+        "epoch {:>5}  train {:.7}  validation {:.7}  {:>10.0} positions/s  {:>8.1}s",
+        r.epoch, r.train_loss, r.validation_loss, r.positions_per_sec, r.elapsed_s
+    );
+}
+
+fn provenance(cli: &Cli, data: &Data, objective: &Objective, state: &Checkpoint) -> Vec<String> {
+    let args: Vec<String> = std::env::args().collect();
+    let date = std::process::Command::new("date")
+        .arg("-u")
+        .arg("+%Y-%m-%dT%H:%M:%SZ")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|| "unknown date".into());
+    let mut lines = vec![
+        format!("command: {}", args.join(" ")),
+        format!("date: {date}"),
+    ];
+    for i in &data.inputs {
+        lines.push(format!("input: {i}"));
+    }
+    lines.push(format!(
+        "positions: {} training, {} validation; resolve {}; objective {:?}, optimizer {}",
+        data.train.len(),
+        data.validation.len(),
+        cli.resolve,
+        objective.kind,
+        cli.optimizer.name()
+    ));
+    lines.push(format!(
+        "K {:.6}; best epoch {} of {}; train loss {:.9}; validation loss {:.9}",
+        objective.k,
+        state.best_epoch,
+        state.epoch,
+        state
+            .history
+            .iter()
+            .find(|r| r.epoch == state.best_epoch)
+            .map_or(f64::NAN, |r| r.train_loss),
+        state.best_validation
+    ));
+    lines
+}
+
+fn params_text(
+    params: &Params,
+    cli: &Cli,
+    data: &Data,
+    objective: &Objective,
+    state: &Checkpoint,
+) -> String {
+    params_file::to_text(params, &provenance(cli, data, objective, state))
+}
+
+fn finish(
+    cli: &Cli,
+    data: &Data,
+    objective: &Objective,
+    state: &Checkpoint,
+    start: &Params,
+) -> Result<()> {
+    let best = rounded(&state.best_weights);
+    write_atomically(
+        &cli.output,
+        &params_text(&best, cli, data, objective, state),
+    )?;
+    eprintln!(
+        "best weights (epoch {}) written to {}",
+        state.best_epoch,
+        cli.output.display()
+    );
+    if !cli.no_emit_rust {
+        let rust = codegen::generate(&best, &provenance(cli, data, objective, state));
+        match cli.emit_rust.parent() {
+            Some(dir) if !dir.as_os_str().is_empty() && !dir.exists() => bail!(
+                "cannot write {}: directory {} does not exist (run from the workspace root, \
+                 or pass -f PATH / --no-emit-rust)",
+                cli.emit_rust.display(),
+                dir.display()
+            ),
+            _ => {}
+        }
+        write_atomically(&cli.emit_rust, &rust)?;
+        eprintln!(
+            "generated Rust parameters written to {}",
+            cli.emit_rust.display()
+        );
+    }
+    let plot = cli
+        .plot
+        .clone()
+        .unwrap_or_else(|| with_extension(&cli.output, "svg"));
+    write_atomically(
+        &plot,
+        &report::svg_plot(&state.history, &format!("tuner: {}", cli.output.display())),
+    )?;
+    let best_f: Vec<f64> = best.to_scalars().iter().map(|&v| v as f64).collect();
+    let start_f: Vec<f64> = start.to_scalars().iter().map(|&v| v as f64).collect();
+    let first = &state.history[0];
+    println!("summary:");
+    println!(
+        "  positions        {} training, {} validation",
+        data.train.len(),
+        data.validation.len()
+    );
+    println!("  K                {:.4}", objective.k);
+    println!(
+        "  training loss    {:.7} -> {:.7} (rounded weights)",
+        objective::mean_loss(&data.train, &start_f, objective),
+        objective::mean_loss(&data.train, &best_f, objective)
+    );
+    if !data.validation.is_empty() {
+        println!(
+            "  validation loss  {:.7} -> {:.7} (rounded weights)",
+            first.validation_loss,
+            objective::mean_loss(&data.validation, &best_f, objective)
+        );
+    }
+    println!("  best epoch       {} of {}", state.best_epoch, state.epoch);
+    println!("  plot             {}", plot.display());
+    println!("largest changes by group:");
+    print!(
+        "{}",
+        report::largest_changes(&start.to_scalars(), &best.to_scalars(), 5)
+    );
+    let _ = (data.split.len(), data.validation_count);
+    Ok(())
+}
+
+fn validate_gradient(
+    set: &TraceSet,
+    weights: &[f64],
+    objective: &Objective,
+    seed: u64,
+) -> Result<()> {
+    const POSITIONS: usize = 5000;
+    const PARAMS: usize = 60;
+    let results = gradient_check::check(set, weights, objective, POSITIONS, PARAMS, seed);
+    let worst = results
+        .iter()
+        .max_by(|a, b| a.relative_error.total_cmp(&b.relative_error))
+        .context("no parameters to check")?;
+    println!(
+        "gradient check ({:?}): {} parameters on {} positions; worst relative error {:.3e} \
+         ({}: analytic {:.6e}, numeric {:.6e})",
+        objective.kind,
+        results.len(),
+        POSITIONS.min(set.len()),
+        worst.relative_error,
+        params_file::scalar_name(worst.param),
+        worst.analytic,
+        worst.numeric
+    );
+    if worst.relative_error > gradient_check::TOLERANCE {
+        bail!(
+            "gradient mismatch: relative error {:.3e} above {:.0e}",
+            worst.relative_error,
+            gradient_check::TOLERANCE
+        );
+    }
+    println!("gradient check passed");
+    Ok(())
 }

@@ -1,0 +1,268 @@
+//! Compact storage of traced positions and the two kernels of an epoch:
+//! the evaluation of a position under continuous weights, and the
+//! accumulation of the loss gradient.
+//!
+//! A position is its sparse coefficients (entry index `u16`, White-relative
+//! count `i16`) in one shared array, an offset, a packed taper word (phase,
+//! both endgame scales, side to move), its result and its optional search
+//! score: about 4 bytes per nonzero coefficient plus 16 bytes. Weights are
+//! `f64` scalars in the engine's layout (`2 * entry` = mg, `+ 1` = eg). The
+//! evaluation here is the engine's taper *without* its final integer
+//! truncation, so its gradient is exact and [`TraceSet::evaluate`] differs
+//! from the engine's `evaluate` by less than one centipawn for integer
+//! weights.
+
+use engine::eval::{MAX_PHASE, SCALE_NORMAL, Trace};
+use engine::labeled::GameResult;
+use shakmaty::Color;
+
+/// A game result as the objectives use it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Outcome {
+    /// White lost.
+    Loss = 0,
+    /// Draw.
+    Draw = 1,
+    /// White won.
+    Win = 2,
+}
+
+impl From<GameResult> for Outcome {
+    fn from(r: GameResult) -> Self {
+        match r {
+            GameResult::WhiteWin => Outcome::Win,
+            GameResult::Draw => Outcome::Draw,
+            GameResult::BlackWin => Outcome::Loss,
+        }
+    }
+}
+
+impl Outcome {
+    /// White's score: 0, 0.5 or 1.
+    pub fn white_score(self) -> f64 {
+        self as u8 as f64 / 2.0
+    }
+}
+
+/// No search score recorded.
+const NO_SCORE: i16 = i16::MIN;
+
+/// Traced positions, in a fixed order.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TraceSet {
+    offsets: Vec<u32>,
+    entries: Vec<u16>,
+    coefs: Vec<i16>,
+    /// phase | scale_white << 8 | scale_black << 16 | (turn is black) << 24
+    taper: Vec<u32>,
+    outcomes: Vec<Outcome>,
+    /// Search score, White-relative, or [`NO_SCORE`].
+    scores: Vec<i16>,
+}
+
+/// The per-position facts the kernels need.
+#[derive(Clone, Copy, Debug)]
+pub struct PositionView<'a> {
+    /// Entry indices.
+    pub entries: &'a [u16],
+    /// Coefficients, White-relative.
+    pub coefs: &'a [i16],
+    /// Phase (0 … 24).
+    pub phase: f64,
+    /// Endgame scale when White is stronger, of 128.
+    pub scale_white: f64,
+    /// Endgame scale when Black is stronger.
+    pub scale_black: f64,
+    /// The result.
+    pub outcome: Outcome,
+    /// Search score, White-relative, if known.
+    pub score: Option<f64>,
+}
+
+impl TraceSet {
+    /// An empty set.
+    pub fn new() -> Self {
+        TraceSet {
+            offsets: vec![0],
+            ..Default::default()
+        }
+    }
+
+    /// Number of positions.
+    pub fn len(&self) -> usize {
+        self.taper.len()
+    }
+
+    /// True when there are no positions.
+    pub fn is_empty(&self) -> bool {
+        self.taper.is_empty()
+    }
+
+    /// Appends a traced position with its result and optional search score
+    /// (White-relative).
+    pub fn push(&mut self, trace: &Trace, result: GameResult, score_white: Option<i32>) {
+        for t in &trace.entries {
+            self.entries.push(t.entry);
+            self.coefs.push(t.coef);
+        }
+        self.offsets.push(self.entries.len() as u32);
+        let t = &trace.taper;
+        let black = u32::from(trace.turn == Color::Black);
+        self.taper.push(
+            t.phase as u32
+                | (t.scale_white as u32) << 8
+                | (t.scale_black as u32) << 16
+                | black << 24,
+        );
+        self.outcomes.push(result.into());
+        self.scores.push(
+            score_white
+                .map(|s| s.clamp(NO_SCORE as i32 + 1, i16::MAX as i32) as i16)
+                .unwrap_or(NO_SCORE),
+        );
+    }
+
+    /// Appends every position of `other`.
+    pub fn extend(&mut self, other: &TraceSet) {
+        let base = *self.offsets.last().unwrap_or(&0);
+        self.offsets
+            .extend(other.offsets[1..].iter().map(|o| o + base));
+        self.entries.extend_from_slice(&other.entries);
+        self.coefs.extend_from_slice(&other.coefs);
+        self.taper.extend_from_slice(&other.taper);
+        self.outcomes.extend_from_slice(&other.outcomes);
+        self.scores.extend_from_slice(&other.scores);
+    }
+
+    /// A new set with the positions at `indices`, in that order.
+    pub fn select(&self, indices: &[usize]) -> TraceSet {
+        let mut out = TraceSet::new();
+        for &i in indices {
+            let (a, b) = (self.offsets[i] as usize, self.offsets[i + 1] as usize);
+            out.entries.extend_from_slice(&self.entries[a..b]);
+            out.coefs.extend_from_slice(&self.coefs[a..b]);
+            out.offsets.push(out.entries.len() as u32);
+            out.taper.push(self.taper[i]);
+            out.outcomes.push(self.outcomes[i]);
+            out.scores.push(self.scores[i]);
+        }
+        out.shrink_to_fit();
+        out
+    }
+
+    /// Position `i`.
+    #[inline(always)]
+    pub fn view(&self, i: usize) -> PositionView<'_> {
+        let (a, b) = (self.offsets[i] as usize, self.offsets[i + 1] as usize);
+        let t = self.taper[i];
+        let s = self.scores[i];
+        PositionView {
+            entries: &self.entries[a..b],
+            coefs: &self.coefs[a..b],
+            phase: (t & 0xff) as f64,
+            scale_white: ((t >> 8) & 0xff) as f64,
+            scale_black: ((t >> 16) & 0xff) as f64,
+            outcome: self.outcomes[i],
+            score: (s != NO_SCORE).then_some(s as f64),
+        }
+    }
+
+    /// Releases spare capacity (after building).
+    pub fn shrink_to_fit(&mut self) {
+        self.offsets.shrink_to_fit();
+        self.entries.shrink_to_fit();
+        self.coefs.shrink_to_fit();
+        self.taper.shrink_to_fit();
+        self.outcomes.shrink_to_fit();
+        self.scores.shrink_to_fit();
+    }
+
+    /// Bytes of heap memory used (capacity, not length).
+    pub fn heap_bytes(&self) -> usize {
+        self.offsets.capacity() * 4
+            + self.entries.capacity() * 2
+            + self.coefs.capacity() * 2
+            + self.taper.capacity() * 4
+            + self.outcomes.capacity()
+            + self.scores.capacity() * 2
+    }
+
+    /// Number of positions with a search score.
+    pub fn scored(&self) -> usize {
+        self.scores.iter().filter(|&&s| s != NO_SCORE).count()
+    }
+
+    /// A hash of the content (for checking that a resumed run sees the same
+    /// data).
+    pub fn fingerprint(&self) -> u64 {
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut mix = |v: u64| {
+            h ^= v;
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        };
+        mix(self.len() as u64);
+        for (e, c) in self.entries.iter().zip(&self.coefs) {
+            mix((*e as u64) << 16 | (*c as u16 as u64));
+        }
+        for t in &self.taper {
+            mix(*t as u64);
+        }
+        for o in &self.outcomes {
+            mix(*o as u64);
+        }
+        h
+    }
+}
+
+impl PositionView<'_> {
+    /// The White-relative middlegame and endgame sums under `weights`.
+    #[inline(always)]
+    pub fn sums(&self, weights: &[f64]) -> (f64, f64) {
+        let (mut mg, mut eg) = (0.0, 0.0);
+        for (&e, &c) in self.entries.iter().zip(self.coefs) {
+            let e = e as usize * 2;
+            let c = c as f64;
+            mg += weights[e] * c;
+            eg += weights[e + 1] * c;
+        }
+        (mg, eg)
+    }
+
+    /// d eval / d mg-sum and d eval / d eg-sum (White-relative eval) for an
+    /// endgame sum `eg`.
+    #[inline(always)]
+    pub fn factors(&self, eg: f64) -> (f64, f64) {
+        let scale = if eg > 0.0 {
+            self.scale_white
+        } else {
+            self.scale_black
+        };
+        let max = MAX_PHASE as f64;
+        (
+            self.phase / max,
+            (max - self.phase) / max * scale / SCALE_NORMAL as f64,
+        )
+    }
+
+    /// The White-relative evaluation under `weights`, with the factors used.
+    #[inline(always)]
+    pub fn evaluate(&self, weights: &[f64]) -> (f64, (f64, f64)) {
+        let (mg, eg) = self.sums(weights);
+        let f = self.factors(eg);
+        (mg * f.0 + eg * f.1, f)
+    }
+
+    /// Adds `d_loss_d_eval` × d eval / d weight into `grad`.
+    #[inline(always)]
+    pub fn add_gradient(&self, d_loss_d_eval: f64, factors: (f64, f64), grad: &mut [f64]) {
+        let gm = d_loss_d_eval * factors.0;
+        let ge = d_loss_d_eval * factors.1;
+        for (&e, &c) in self.entries.iter().zip(self.coefs) {
+            let e = e as usize * 2;
+            let c = c as f64;
+            grad[e] += gm * c;
+            grad[e + 1] += ge * c;
+        }
+    }
+}
