@@ -1,0 +1,324 @@
+//! End-to-end tests of the `tuner` binary on the bundled real positions:
+//! gradient checks for every objective, thread-count independence, exact
+//! resume, bad-line handling, measurement-only runs, and the generated
+//! `params.rs` compiling into the engine with the same values.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn data() -> PathBuf {
+    workspace().join("data/labeled/masters-quiet-20k.epd")
+}
+
+fn tuner(args: &[&str], dir: &Path) -> Output {
+    let out = Command::new(env!("CARGO_BIN_EXE_tuner"))
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run tuner");
+    out
+}
+
+fn ok(out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "tuner failed: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
+
+/// The parameter lines of a params file (its header names the command).
+fn values(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The CSV log without the timing columns.
+fn losses(path: &Path) -> Vec<String> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| l.split(',').take(3).collect::<Vec<_>>().join(","))
+        .collect()
+}
+
+#[test]
+fn gradient_check_passes_for_every_objective() {
+    let dir = tempfile::tempdir().unwrap();
+    for objective in ["mse", "log", "ordinal"] {
+        let out = ok(&tuner(
+            &["-V", "-O", objective, data().to_str().unwrap()],
+            dir.path(),
+        ));
+        assert!(out.contains("gradient check passed"), "{out}");
+    }
+    // With blended search scores too.
+    let scored = dir.path().join("scored.epd");
+    let text: String = std::fs::read_to_string(data())
+        .unwrap()
+        .lines()
+        .take(3000)
+        .enumerate()
+        .map(|(i, l)| format!("{l} ce {};\n", (i as i32 % 400) - 200))
+        .collect();
+    std::fs::write(&scored, text).unwrap();
+    let out = ok(&tuner(
+        &["-V", "--lambda", "0.5", scored.to_str().unwrap()],
+        dir.path(),
+    ));
+    assert!(out.contains("gradient check passed"), "{out}");
+}
+
+#[test]
+fn results_do_not_depend_on_the_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |threads: &str, batch: &str| {
+        let out = dir.path().join(format!("t{threads}-{batch}.params"));
+        let log = dir.path().join(format!("t{threads}-{batch}.csv"));
+        ok(&tuner(
+            &[
+                "-c",
+                threads,
+                "-n",
+                "15",
+                "--batch-size",
+                batch,
+                "--no-emit-rust",
+                "-x",
+                out.to_str().unwrap(),
+                "--log",
+                log.to_str().unwrap(),
+                data().to_str().unwrap(),
+            ],
+            dir.path(),
+        ));
+        (values(&out), losses(&log))
+    };
+    for batch in ["0", "5000"] {
+        let one = run("1", batch);
+        let two = run("2", batch);
+        assert_eq!(one, two, "batch {batch}");
+        assert_eq!(one.1.len(), 17, "header + epochs 0..=15");
+    }
+}
+
+#[test]
+fn resume_equals_an_uninterrupted_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = data();
+    let common = |x: &str, log: &str, epochs: &str| -> Vec<String> {
+        vec![
+            "-n".into(),
+            epochs.into(),
+            "--batch-size".into(),
+            "4000".into(),
+            "--no-emit-rust".into(),
+            "-x".into(),
+            dir.path().join(x).to_str().unwrap().into(),
+            "--log".into(),
+            dir.path().join(log).to_str().unwrap().into(),
+            d.to_str().unwrap().into(),
+        ]
+    };
+    let straight = common("straight.params", "straight.csv", "12");
+    ok(&tuner(
+        &straight.iter().map(String::as_str).collect::<Vec<_>>(),
+        dir.path(),
+    ));
+    let first = common("resumed.params", "resumed.csv", "5");
+    ok(&tuner(
+        &first.iter().map(String::as_str).collect::<Vec<_>>(),
+        dir.path(),
+    ));
+    let mut second = common("resumed.params", "resumed.csv", "12");
+    let cp = dir.path().join("resumed.params.checkpoint");
+    second.extend(["--resume".into(), cp.to_str().unwrap().into()]);
+    ok(&tuner(
+        &second.iter().map(String::as_str).collect::<Vec<_>>(),
+        dir.path(),
+    ));
+    assert_eq!(
+        values(&dir.path().join("straight.params")),
+        values(&dir.path().join("resumed.params"))
+    );
+    assert_eq!(
+        losses(&dir.path().join("straight.csv")),
+        losses(&dir.path().join("resumed.csv"))
+    );
+    // A checkpoint from other data is refused.
+    let other = dir.path().join("other.epd");
+    let text: String = std::fs::read_to_string(&d)
+        .unwrap()
+        .lines()
+        .take(500)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&other, text).unwrap();
+    let out = tuner(
+        &[
+            "--resume",
+            cp.to_str().unwrap(),
+            "--no-emit-rust",
+            "-x",
+            dir.path().join("o.params").to_str().unwrap(),
+            other.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("fingerprint"));
+}
+
+#[test]
+fn tuning_lowers_validation_loss_and_measure_only_reports_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let x = dir.path().join("t.params");
+    let out = ok(&tuner(
+        &[
+            "-n",
+            "40",
+            "--no-emit-rust",
+            "-x",
+            x.to_str().unwrap(),
+            data().to_str().unwrap(),
+        ],
+        dir.path(),
+    ));
+    let line = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("validation loss"))
+        .unwrap();
+    let nums: Vec<f64> = line
+        .split_whitespace()
+        .filter_map(|w| w.parse().ok())
+        .collect();
+    assert!(nums[1] < nums[0], "{line}");
+    assert!(dir.path().join("t.params.svg").exists());
+    // -n 0 with -i and a validation file only measures.
+    let v = dir.path().join("v.epd");
+    let text: String = std::fs::read_to_string(data())
+        .unwrap()
+        .lines()
+        .skip(19000)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&v, text).unwrap();
+    let before = std::fs::read_to_string(&x).unwrap();
+    let out = ok(&tuner(
+        &[
+            "-n",
+            "0",
+            "-i",
+            x.to_str().unwrap(),
+            "--validation-file",
+            v.to_str().unwrap(),
+            data().to_str().unwrap(),
+        ],
+        dir.path(),
+    ));
+    assert!(out.contains("validation loss"), "{out}");
+    assert_eq!(std::fs::read_to_string(&x).unwrap(), before);
+}
+
+#[test]
+fn bad_lines_are_reported_with_line_numbers_and_skipped() {
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("bad.epd");
+    let good: Vec<String> = std::fs::read_to_string(data())
+        .unwrap()
+        .lines()
+        .take(300)
+        .map(str::to_string)
+        .collect();
+    let mut lines = good.clone();
+    lines.insert(10, "garbage line".into());
+    lines.insert(20, "8/8/8/8/8/8/8/8 w - - c9 \"1-0\";".into());
+    lines.insert(
+        30,
+        "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -".into(),
+    );
+    std::fs::write(&f, lines.join("\n")).unwrap();
+    let out = tuner(&["-n", "0", f.to_str().unwrap()], dir.path());
+    ok(&out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("bad.epd:11:"), "{err}");
+    assert!(err.contains("bad.epd:21:"), "{err}");
+    assert!(err.contains("2 malformed lines skipped"), "{err}");
+    assert!(err.contains("1 without a result rejected"), "{err}");
+}
+
+/// The tuner's generated file, compiled into a copy of the engine, gives the
+/// engine exactly the tuned values.
+#[test]
+fn emitted_params_rs_compiles_into_the_engine() {
+    let dir = tempfile::tempdir().unwrap();
+    let x = dir.path().join("t.params");
+    let copy = dir.path().join("ws");
+    std::fs::create_dir_all(&copy).unwrap();
+    copy_dir(&workspace().join("engine"), &copy.join("engine"));
+    let rs = copy.join("engine/src/eval/params.rs");
+    ok(&tuner(
+        &[
+            "-n",
+            "5",
+            "-x",
+            x.to_str().unwrap(),
+            "-f",
+            rs.to_str().unwrap(),
+            data().to_str().unwrap(),
+        ],
+        dir.path(),
+    ));
+    let generated = std::fs::read_to_string(&rs).unwrap();
+    assert!(generated.contains("command: "), "provenance header");
+    assert!(generated.contains("masters-quiet-20k.epd (20000 positions"));
+    let root = std::fs::read_to_string(workspace().join("Cargo.toml")).unwrap();
+    let root = root.replace(
+        r#"members = ["engine", "tuner", "pgnselect", "labeler", "makebook"]"#,
+        r#"members = ["engine"]"#,
+    );
+    std::fs::write(copy.join("Cargo.toml"), root).unwrap();
+    std::fs::copy(workspace().join("Cargo.lock"), copy.join("Cargo.lock")).unwrap();
+    // A persistent target directory keeps the dependencies compiled.
+    let target = workspace().join("target/emitted-params-check");
+    let out = Command::new(env!("CARGO"))
+        .args([
+            "run",
+            "--release",
+            "--quiet",
+            "--bin",
+            "engine",
+            "--",
+            "params",
+        ])
+        .current_dir(&copy)
+        .env("CARGO_TARGET_DIR", &target)
+        .output()
+        .unwrap();
+    let printed = ok(&out);
+    let printed_values: Vec<&str> = printed.lines().filter(|l| !l.starts_with('#')).collect();
+    assert_eq!(printed_values, values(&x));
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
