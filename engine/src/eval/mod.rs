@@ -184,7 +184,7 @@ pub struct TraceEntry {
 /// evaluation and its gradient for any weights are dot products.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Trace {
-    /// Nonzero coefficients, sorted by entry.
+    /// Nonzero coefficients, each entry once, in the order the terms met them.
     pub entries: Vec<TraceEntry>,
     /// Phase and scale factors for the taper.
     pub taper: TaperInfo,
@@ -270,32 +270,39 @@ impl Accumulator for Recorder {
     }
 }
 
+thread_local! {
+    /// One recorder per thread, reused: its dense array is cleared entry by
+    /// entry after each trace instead of being zeroed whole.
+    static RECORDER: std::cell::RefCell<Recorder> = const {
+        std::cell::RefCell::new(Recorder {
+            coefs: [0; NUM_ENTRIES],
+            touched: Vec::new(),
+        })
+    };
+}
+
 /// Records the exact sparse coefficients of every parameter in the
 /// evaluation of `pos`.
 pub fn trace(pos: &Chess) -> Trace {
-    let mut rec = Recorder {
-        coefs: [0; NUM_ENTRIES],
-        touched: Vec::with_capacity(96),
-    };
-    let taper = terms::evaluate_terms(pos, &mut rec);
-    rec.touched.sort_unstable();
-    rec.touched.dedup();
-    let entries = rec
-        .touched
-        .iter()
-        .filter_map(|&e| {
-            let c = rec.coefs[e as usize];
-            (c != 0).then(|| TraceEntry {
-                entry: e,
-                coef: i16::try_from(c).expect("feature counts fit in i16"),
-            })
-        })
-        .collect();
-    Trace {
-        entries,
-        taper,
-        turn: pos.turn(),
-    }
+    RECORDER.with_borrow_mut(|rec| {
+        let taper = terms::evaluate_terms(pos, rec);
+        let mut entries = Vec::with_capacity(rec.touched.len());
+        for &e in &rec.touched {
+            let c = std::mem::take(&mut rec.coefs[e as usize]);
+            if c != 0 {
+                entries.push(TraceEntry {
+                    entry: e,
+                    coef: i16::try_from(c).expect("feature counts fit in i16"),
+                });
+            }
+        }
+        rec.touched.clear();
+        Trace {
+            entries,
+            taper,
+            turn: pos.turn(),
+        }
+    })
 }
 
 /// The evaluation split by term group and side, for `engine eval`.

@@ -253,8 +253,6 @@ fn pieces<A: Accumulator>(
     // Safe squares: not occupied by our pawns or king, not attacked by
     // enemy pawns.
     let mobility_area = !(us.pawns | (1u64 << us.king as u32) | them.pawn_attacks);
-    let mut counter = 0;
-    let mut attackers = 0;
     let all_pawns = us.pawns | them.pawns;
 
     let knights = board.knights() & ours;
@@ -262,60 +260,22 @@ fn pieces<A: Accumulator>(
     let rooks = board.rooks() & ours;
     let queens = board.queens() & ours;
 
-    for (role, bb, mobility) in [
-        (Role::Knight, knights, blocks::mobility_knight),
-        (Role::Bishop, bishops, blocks::mobility_bishop),
-        (Role::Rook, rooks, blocks::mobility_rook),
-        (Role::Queen, queens, blocks::mobility_queen),
-    ] {
-        let ri = role_index(role);
-        for sq in bb {
-            let attacks = match role {
-                Role::Knight => knight_attacks(sq).0,
-                Role::Bishop => bishop_attacks(sq, Bitboard(occupied)).0,
-                Role::Rook => rook_attacks(sq, Bitboard(occupied)).0,
-                _ => queen_attacks(sq, Bitboard(occupied)).0,
-            };
-            us.attacked_by[ri] |= attacks;
-            us.attacked |= attacks;
-            let moves = ((attacks & mobility_area).count_ones() as usize).min(mobility.len - 1);
-            acc.add(mobility.at(moves), s);
-
-            let zone_hits = (attacks & them.king_zone).count_ones() as i32;
-            if zone_hits > 0 {
-                counter += ATTACK_UNITS[ri] * zone_hits;
-                attackers += 1;
-            }
-
-            let bit = 1u64 << sq as u32;
-            match role {
-                Role::Knight | Role::Bishop => {
-                    let rank = relative_rank(color, sq);
-                    let chasers = adjacent_files(sq) & ranks_ahead(color, sq) & them.pawns;
-                    if (3..=5).contains(&rank) && us.pawn_attacks & bit != 0 && chasers == 0 {
-                        let block = if role == Role::Knight {
-                            blocks::knight_outpost
-                        } else {
-                            blocks::bishop_outpost
-                        };
-                        acc.add(block.one(), s);
-                    }
-                }
-                Role::Rook => {
-                    let file = file_mask(sq);
-                    if file & all_pawns == 0 {
-                        acc.add(blocks::rook_open_file.one(), s);
-                    } else if file & us.pawns == 0 {
-                        acc.add(blocks::rook_half_open_file.one(), s);
-                    }
-                    if relative_rank(color, sq) == 6 {
-                        acc.add(blocks::rook_seventh_rank.one(), s);
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
+    let mut ctx = PieceContext {
+        color,
+        sign: s,
+        occupied,
+        mobility_area,
+        enemy_king_zone: them.king_zone,
+        enemy_pawns: them.pawns,
+        all_pawns,
+        counter: 0,
+        attackers: 0,
+    };
+    piece_type_terms(Role::Knight, knights, &mut ctx, us, acc);
+    piece_type_terms(Role::Bishop, bishops, &mut ctx, us, acc);
+    piece_type_terms(Role::Rook, rooks, &mut ctx, us, acc);
+    piece_type_terms(Role::Queen, queens, &mut ctx, us, acc);
+    let (counter, attackers) = (ctx.counter, ctx.attackers);
     if bishops.more_than_one() {
         acc.add(blocks::bishop_pair.one(), s);
     }
@@ -325,6 +285,89 @@ fn pieces<A: Accumulator>(
     } else {
         counter
     }
+}
+
+/// What the per-piece terms of one side share.
+struct PieceContext {
+    color: Color,
+    sign: i32,
+    occupied: u64,
+    mobility_area: u64,
+    enemy_king_zone: u64,
+    enemy_pawns: u64,
+    all_pawns: u64,
+    counter: i32,
+    attackers: i32,
+}
+
+/// Mobility, attacks and placement terms of every piece of one type;
+/// inlined per type so that the type-dependent branches disappear.
+#[inline(always)]
+fn piece_type_terms<A: Accumulator>(
+    role: Role,
+    pieces: Bitboard,
+    ctx: &mut PieceContext,
+    us: &mut Side,
+    acc: &mut A,
+) {
+    let ri = role_index(role);
+    let mobility = match role {
+        Role::Knight => blocks::mobility_knight,
+        Role::Bishop => blocks::mobility_bishop,
+        Role::Rook => blocks::mobility_rook,
+        _ => blocks::mobility_queen,
+    };
+    let s = ctx.sign;
+    let mut all_attacks = 0;
+    for sq in pieces {
+        let attacks = match role {
+            Role::Knight => knight_attacks(sq).0,
+            Role::Bishop => bishop_attacks(sq, Bitboard(ctx.occupied)).0,
+            Role::Rook => rook_attacks(sq, Bitboard(ctx.occupied)).0,
+            _ => queen_attacks(sq, Bitboard(ctx.occupied)).0,
+        };
+        all_attacks |= attacks;
+        let moves = ((attacks & ctx.mobility_area).count_ones() as usize).min(mobility.len - 1);
+        acc.add(mobility.at(moves), s);
+
+        let zone_hits = (attacks & ctx.enemy_king_zone).count_ones() as i32;
+        if zone_hits > 0 {
+            ctx.counter += ATTACK_UNITS[ri] * zone_hits;
+            ctx.attackers += 1;
+        }
+
+        let bit = 1u64 << sq as u32;
+        match role {
+            Role::Knight | Role::Bishop => {
+                let rank = relative_rank(ctx.color, sq);
+                if (3..=5).contains(&rank)
+                    && us.pawn_attacks & bit != 0
+                    && adjacent_files(sq) & ranks_ahead(ctx.color, sq) & ctx.enemy_pawns == 0
+                {
+                    let block = if role == Role::Knight {
+                        blocks::knight_outpost
+                    } else {
+                        blocks::bishop_outpost
+                    };
+                    acc.add(block.one(), s);
+                }
+            }
+            Role::Rook => {
+                let file = file_mask(sq);
+                if file & ctx.all_pawns == 0 {
+                    acc.add(blocks::rook_open_file.one(), s);
+                } else if file & us.pawns == 0 {
+                    acc.add(blocks::rook_half_open_file.one(), s);
+                }
+                if relative_rank(ctx.color, sq) == 6 {
+                    acc.add(blocks::rook_seventh_rank.one(), s);
+                }
+            }
+            _ => {}
+        }
+    }
+    us.attacked_by[ri] |= all_attacks;
+    us.attacked |= all_attacks;
 }
 
 /// Finishes the attack counter of `us` against `them`'s king with safe
@@ -364,8 +407,66 @@ fn king_danger<A: Accumulator>(
     acc.add(blocks::king_attack.at(index), sign(us.color));
 }
 
+/// `bb` moved one rank toward the enemy (from `color`'s side).
+#[inline(always)]
+fn forward(color: Color, bb: u64) -> u64 {
+    match color {
+        Color::White => bb << 8,
+        Color::Black => bb >> 8,
+    }
+}
+
+/// `bb` moved one rank back toward `color`'s own side.
+#[inline(always)]
+fn backward(color: Color, bb: u64) -> u64 {
+    match color {
+        Color::White => bb >> 8,
+        Color::Black => bb << 8,
+    }
+}
+
+/// `bb` and every square in front of it (from `color`'s side).
+#[inline(always)]
+fn fill_forward(color: Color, mut bb: u64) -> u64 {
+    match color {
+        Color::White => {
+            bb |= bb << 8;
+            bb |= bb << 16;
+            bb | bb << 32
+        }
+        Color::Black => {
+            bb |= bb >> 8;
+            bb |= bb >> 16;
+            bb | bb >> 32
+        }
+    }
+}
+
+/// `bb` and every square behind it (from `color`'s side).
+#[inline(always)]
+fn fill_backward(color: Color, bb: u64) -> u64 {
+    fill_forward(!color, bb)
+}
+
+#[inline(always)]
+fn sideways(bb: u64) -> u64 {
+    ((bb & NOT_FILE_H) << 1) | ((bb & NOT_FILE_A) >> 1)
+}
+
+/// The squares of relative rank `rank` (0-based) for `color`.
+#[inline(always)]
+fn relative_rank_mask(color: Color, rank: usize) -> u64 {
+    let r = match color {
+        Color::White => rank,
+        Color::Black => 7 - rank,
+    };
+    0xffu64 << (8 * r)
+}
+
+/// Pawn structure, computed set-wise; only passed pawns are visited one by
+/// one.
 fn pawn_structure<A: Accumulator>(
-    board: &Board,
+    _board: &Board,
     occupied: u64,
     us: &Side,
     them: &Side,
@@ -373,63 +474,74 @@ fn pawn_structure<A: Accumulator>(
 ) {
     let color = us.color;
     let s = sign(color);
-    let mut pawns = us.pawns;
-    while pawns != 0 {
-        let sq = Square::new(pawns.trailing_zeros());
-        pawns &= pawns - 1;
-        let bit = 1u64 << sq as u32;
-        let rank = relative_rank(color, sq);
-        let ahead = ranks_ahead(color, sq);
-        let file = file_mask(sq);
-        let neighbours = adjacent_files(sq);
-
-        if file & ahead & us.pawns != 0 {
-            acc.add(blocks::pawn_doubled.one(), s);
+    let pawns = us.pawns;
+    if pawns == 0 {
+        return;
+    }
+    // Pawns with another own pawn in front of them on their file.
+    let behind_own = fill_backward(color, backward(color, pawns));
+    let doubled = pawns & behind_own;
+    // Files holding own pawns, and pawns without a neighbour file.
+    let files = fill_backward(color, fill_forward(color, pawns));
+    let isolated = pawns & !sideways(files);
+    // Squares level with or in front of a pawn on an adjacent file: a pawn
+    // outside this set has every neighbour ahead of it.
+    let supportable = fill_forward(color, sideways(pawns));
+    let stop_attacked = backward(color, them.pawn_attacks);
+    let backward_pawns = pawns & !supportable & !isolated & stop_attacked;
+    for (bb, block) in [
+        (doubled, blocks::pawn_doubled),
+        (isolated, blocks::pawn_isolated),
+        (backward_pawns, blocks::pawn_backward),
+    ] {
+        let n = bb.count_ones() as i32;
+        if n != 0 {
+            acc.add(block.one(), s * n);
         }
-        if neighbours & us.pawns == 0 {
-            acc.add(blocks::pawn_isolated.one(), s);
-        } else {
-            // Backward: every neighbour is ahead, and the stop square is
-            // covered by an enemy pawn.
-            let stop = match color {
-                Color::White => bit << 8,
-                Color::Black => bit >> 8,
-            };
-            if neighbours & !ahead & us.pawns == 0 && stop & them.pawn_attacks != 0 {
-                acc.add(blocks::pawn_backward.one(), s);
+    }
+    let supported = pawns & us.pawn_attacks;
+    let phalanx = pawns & sideways(pawns);
+    if supported | phalanx != 0 {
+        for rank in 1..7 {
+            let mask = relative_rank_mask(color, rank);
+            let n = (supported & mask).count_ones() as i32;
+            if n != 0 {
+                acc.add(blocks::pawn_supported.at(rank), s * n);
             }
-        }
-        if us.pawn_attacks & bit != 0 {
-            acc.add(blocks::pawn_supported.at(rank), s);
-        }
-        let beside = ((bit & NOT_FILE_H) << 1) | ((bit & NOT_FILE_A) >> 1);
-        if beside & us.pawns != 0 {
-            acc.add(blocks::pawn_phalanx.at(rank), s);
-        }
-
-        let passed_span = (file | neighbours) & ahead;
-        if passed_span & them.pawns == 0 && file & ahead & us.pawns == 0 {
-            acc.add(blocks::passed_rank.at(rank), s);
-            let path = file & ahead;
-            if path & occupied == 0 {
-                acc.add(blocks::passed_free_path.at(rank), s);
-            }
-            let stop = match color {
-                Color::White => sq.offset(8),
-                Color::Black => sq.offset(-8),
-            };
-            if let Some(stop) = stop {
-                if them.pieces & (1u64 << stop as u32) != 0 {
-                    acc.add(blocks::passed_blocked.at(rank), s);
-                }
-                let own = us.king.distance(stop) as i32;
-                let enemy = them.king.distance(stop) as i32;
-                acc.add(blocks::passed_own_king_distance.at(rank), s * own);
-                acc.add(blocks::passed_enemy_king_distance.at(rank), s * enemy);
+            let n = (phalanx & mask).count_ones() as i32;
+            if n != 0 {
+                acc.add(blocks::pawn_phalanx.at(rank), s * n);
             }
         }
     }
-    let _ = board;
+
+    // Passed: no enemy pawn in front on this or an adjacent file, and the
+    // front-most own pawn of its file.
+    let enemy_front = them.pawns | sideways(them.pawns);
+    let blocked_by_enemy = fill_backward(color, backward(color, enemy_front));
+    let mut passed = pawns & !blocked_by_enemy & !behind_own;
+    while passed != 0 {
+        let sq = Square::new(passed.trailing_zeros());
+        passed &= passed - 1;
+        let rank = relative_rank(color, sq);
+        let bit = 1u64 << sq as u32;
+        acc.add(blocks::passed_rank.at(rank), s);
+        let path = fill_forward(color, forward(color, bit));
+        if path & occupied == 0 {
+            acc.add(blocks::passed_free_path.at(rank), s);
+        }
+        let stop_bit = forward(color, bit);
+        if stop_bit != 0 {
+            let stop = Square::new(stop_bit.trailing_zeros());
+            if them.pieces & stop_bit != 0 {
+                acc.add(blocks::passed_blocked.at(rank), s);
+            }
+            let own = us.king.distance(stop) as i32;
+            let enemy = them.king.distance(stop) as i32;
+            acc.add(blocks::passed_own_king_distance.at(rank), s * own);
+            acc.add(blocks::passed_enemy_king_distance.at(rank), s * enemy);
+        }
+    }
 }
 
 fn king_shelter<A: Accumulator>(us: &Side, them: &Side, acc: &mut A) {
@@ -488,26 +600,24 @@ fn nearest_square(color: Color, bb: u64) -> Square {
 
 fn threats<A: Accumulator>(board: &Board, us: &Side, them: &Side, acc: &mut A) {
     let s = sign(us.color);
+    let enemy_non_king = them.pieces & !(1u64 << them.king as u32);
     let minors = us.attacked_by[1] | us.attacked_by[2];
     let undefended = us.attacked & !them.attacked;
-    // Enemy pieces by type (the king is never a target).
-    for ri in 0..5 {
-        let targets = board.by_role(Role::ALL[ri]).0 & them.pieces;
-        if targets == 0 {
+    for (attacks, block, first_role) in [
+        // Pawns attacking pawns are pawn structure, not threats.
+        (us.pawn_attacks, blocks::threat_by_pawn, 1),
+        (minors, blocks::threat_by_minor, 0),
+        (us.attacked_by[3], blocks::threat_by_rook, 0),
+        (us.attacked_by[4], blocks::threat_by_queen, 0),
+        (undefended, blocks::hanging, 0),
+    ] {
+        let hits = attacks & enemy_non_king;
+        if hits == 0 {
             continue;
         }
-        for (attacks, block) in [
-            (us.pawn_attacks, blocks::threat_by_pawn),
-            (minors, blocks::threat_by_minor),
-            (us.attacked_by[3], blocks::threat_by_rook),
-            (us.attacked_by[4], blocks::threat_by_queen),
-            (undefended, blocks::hanging),
-        ] {
-            // Pawns attacking pawns are pawn structure, not threats.
-            if ri == 0 && block == blocks::threat_by_pawn {
-                continue;
-            }
-            let n = (attacks & targets).count_ones() as i32;
+        // The king is never a target: piece types pawn … queen.
+        for ri in first_role..5 {
+            let n = (hits & board.by_role(Role::ALL[ri]).0).count_ones() as i32;
             if n != 0 {
                 acc.add(block.at(ri), s * n);
             }
