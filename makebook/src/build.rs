@@ -204,6 +204,28 @@ fn read_annotated(
     Ok((tally, report))
 }
 
+/// Bytes of PGN per game, roughly, in typical collections.
+const BYTES_PER_GAME: u64 = 700;
+/// At most this many pairs are reserved up front per worker.
+const MAX_RESERVED_PAIRS: u64 = 8 << 20;
+
+/// A rough upper estimate of the distinct (position, move) pairs one worker
+/// will see, so its table is sized once instead of growing by rehashing.
+/// Unreserved space is never touched, so overestimating costs little.
+fn expected_pairs_per_worker(total_bytes: u64, max_ply: u32, threads: usize) -> usize {
+    let games = total_bytes / BYTES_PER_GAME;
+    let plies = u64::from(max_ply.min(80));
+    let pairs = games * plies * 4 / 5;
+    // Workers share the common opening positions, so each sees more than
+    // its share of the distinct pairs.
+    let per_worker = if threads <= 1 {
+        pairs
+    } else {
+        pairs * 3 / (2 * threads as u64)
+    };
+    per_worker.min(MAX_RESERVED_PAIRS) as usize
+}
+
 /// Reads the collections with `threads` workers.
 fn read_collections(
     inputs: Vec<Input>,
@@ -214,6 +236,8 @@ fn read_collections(
     done_bytes: u64,
 ) -> Result<(CollectionTally, Vec<FileReport>)> {
     let paths: Vec<PathBuf> = inputs.iter().map(|i| i.path().to_path_buf()).collect();
+    let total_bytes: u64 = inputs.iter().filter_map(Input::total_bytes).sum();
+    let reserve = expected_pairs_per_worker(total_bytes, filter.max_ply, threads);
     let (sender, receiver) = sync_channel::<(usize, GameChunk)>(threads * 2);
     let receiver = Mutex::new(receiver);
     let scans: Mutex<Vec<(usize, usize, ChunkScan)>> = Mutex::new(Vec::new());
@@ -222,7 +246,7 @@ fn read_collections(
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 scope.spawn(|| {
-                    let mut tally = CollectionTally::default();
+                    let mut tally = CollectionTally::with_capacity(reserve);
                     loop {
                         let next = receiver.lock().expect("no worker panics").recv();
                         let Ok((file, chunk)) = next else { break };
