@@ -11,6 +11,7 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::sync_channel;
 use std::time::{Duration, Instant};
 
@@ -90,6 +91,16 @@ pub struct BuildReport {
     pub weighting: WeightingSummary,
     /// Wall-clock time of the whole build.
     pub elapsed: Duration,
+}
+
+/// Set by the Ctrl-C handler: stop reading and write nothing.
+pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+fn check_interrupt() -> Result<()> {
+    if INTERRUPTED.load(Ordering::Relaxed) {
+        anyhow::bail!("interrupted; no book written");
+    }
+    Ok(())
 }
 
 /// Most problems printed per file without `--verbose`.
@@ -191,6 +202,7 @@ fn read_annotated(
         .next_chunk()
         .with_context(|| format!("reading {}", path.display()))?
     {
+        check_interrupt()?;
         let mut visitor = AnnotatedVisitor::new(only, &mut tally);
         let scan = scan_chunk(&chunk, &mut visitor);
         scans.push((chunk.index, scan));
@@ -273,6 +285,7 @@ fn read_collections(
                     .next_chunk()
                     .with_context(|| format!("reading {}", path.display()))?
                 {
+                    check_interrupt()?;
                     if sender.send((file, chunk)).is_err() {
                         break;
                     }
@@ -365,6 +378,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
     drop(annotated);
     report.weighting = weighting;
 
+    check_interrupt()?;
     bar.set_message("writing");
     write_book(&options.output, &entries)
         .with_context(|| format!("writing the book {}", options.output.display()))?;
