@@ -91,6 +91,10 @@ pub struct BuildReport {
     pub weighting: WeightingSummary,
     /// Wall-clock time of the whole build.
     pub elapsed: Duration,
+    /// Of which: reading and parsing the inputs (tallies merged).
+    pub reading: Duration,
+    /// Of which: computing the weights.
+    pub weighting_time: Duration,
 }
 
 /// Set by the Ctrl-C handler: stop reading and write nothing.
@@ -368,12 +372,21 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
     report.games_cut_at_max_ply = collections.games_cut_at_max_ply;
     report.collection_pairs = collections.moves.len() as u64;
 
+    report.reading = started.elapsed();
     bar.set_message("computing weights");
     let settings = WeightSettings {
         min_count: options.min_count,
         min_score: options.min_score,
     };
-    let (entries, weighting) = compute_entries(&collections.moves, &annotated.moves, settings);
+    let weighting_started = Instant::now();
+    // The weighting sorts in parallel; keep it to --threads cores.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.threads.max(1))
+        .build()
+        .context("starting the worker threads")?;
+    let (entries, weighting) =
+        pool.install(|| compute_entries(&collections.moves, &annotated.moves, settings));
+    report.weighting_time = weighting_started.elapsed();
     drop(collections);
     drop(annotated);
     report.weighting = weighting;
@@ -454,9 +467,12 @@ pub fn summary(options: &BuildOptions, report: &BuildReport) -> String {
     ));
     let secs = report.elapsed.as_secs_f64();
     out.push_str(&format!(
-        "  time: {secs:.2} s ({:.0} collection games/s, {} threads)\n",
+        "  time: {secs:.2} s ({:.0} collection games/s, {} threads; reading {:.2} s, weights {:.2} s, writing {:.2} s)\n",
         collection_games as f64 / secs.max(1e-9),
-        options.threads.max(1)
+        options.threads.max(1),
+        report.reading.as_secs_f64(),
+        report.weighting_time.as_secs_f64(),
+        (report.elapsed - report.reading - report.weighting_time).as_secs_f64(),
     ));
     out
 }

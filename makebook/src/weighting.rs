@@ -9,6 +9,7 @@
 //! the Polyglot weight is `100 × b`.
 
 use engine::book::BookEntry;
+use rayon::slice::ParallelSliceMut;
 
 use crate::annotated::AnnotationSummary;
 use crate::annotations::MoveJudgement;
@@ -170,7 +171,7 @@ pub fn compute_entries(
                 annotated: true,
             }),
     );
-    candidates.sort_unstable_by_key(|c| c.pair);
+    candidates.par_sort_unstable_by_key(|c| c.pair);
 
     let mut entries = Vec::with_capacity(candidates.len());
     let rare_below = RARE_BELOW_GAMES.max(settings.min_count);
