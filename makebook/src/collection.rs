@@ -17,7 +17,8 @@ use pgn_reader::{RawTag, SanPlus, Skip, Visitor};
 use shakmaty::{Chess, Color, Position};
 
 use crate::book_move_map::{BookMoveKey, BookMoveMap};
-use crate::pgn_scan::{AnnotationNote, CONTINUE, GameTags, GameVerdict, ReportsAnnotations};
+use crate::game_tags::GameTags;
+use crate::pgn_scan::{AnnotationNote, CONTINUE, GameVerdict, ReportsAnnotations};
 
 /// Which moves of a game are counted.
 #[derive(Debug, Clone, Copy)]

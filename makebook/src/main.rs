@@ -13,6 +13,7 @@ mod book_move_map;
 mod build;
 mod collection;
 mod game_chunks;
+mod game_tags;
 mod inspect;
 mod pgn_scan;
 mod weighting;
