@@ -164,9 +164,13 @@ where
         if !notes.is_empty() {
             // The game's text runs from `start` to the next game's start;
             // read ahead to find it, since the reader may have stopped early.
-            let game_text = &chunk.bytes[start..];
+            // Notes come in text order, so each search starts after the
+            // previous find (two identical comments get their own lines).
+            let mut search_from = start;
             for note in notes {
-                let offset = find(game_text, &note.needle).map_or(start, |o| start + o);
+                let offset = find(&chunk.bytes[search_from..], &note.needle)
+                    .map_or(search_from, |o| search_from + o);
+                search_from = (offset + 1).min(chunk.bytes.len());
                 scan.problems.push(Problem {
                     kind: ProblemKind::MalformedAnnotation,
                     game_in_chunk: game_index,
