@@ -227,7 +227,8 @@ const MAX_RESERVED_PAIRS: u64 = 8 << 20;
 
 /// A rough upper estimate of the distinct (position, move) pairs one worker
 /// will see, so its table is sized once instead of growing by rehashing.
-/// Unreserved space is never touched, so overestimating costs little.
+/// Reserved buckets that stay empty are barely touched (only their control
+/// bytes), so overestimating costs little.
 fn expected_pairs_per_worker(total_bytes: u64, max_ply: u32, threads: usize) -> usize {
     let games = total_bytes / BYTES_PER_GAME;
     let plies = u64::from(max_ply.min(80));
