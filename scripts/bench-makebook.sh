@@ -53,34 +53,40 @@ games=$(grep -c '^\[Event ' "$work/all.pgn" || true)
 bytes=$(stat -c %s "$work/all.pgn")
 echo "input: $# file(s), $games games, $((bytes / 1024)) KiB; -max-ply $max_ply, -min-game $min_game; best of $runs runs"
 
-# best_time CMD...: the fastest wall-clock time of $runs runs, in seconds.
-best_time() {
-  local best=""
+# measure CMD...: runs CMD $runs times; prints the best wall-clock time and
+# the best CPU time (user + system, all threads), in seconds. CPU time is the
+# steadier figure on a machine shared with other jobs.
+measure() {
+  local best_wall="" best_cpu=""
   for _ in $(seq "$runs"); do
-    local t0 t1 t
-    t0=$(date +%s.%N)
-    "$@" > /dev/null 2>&1
-    t1=$(date +%s.%N)
-    t=$(echo "$t1 - $t0" | bc -l)
-    if [[ -z $best ]] || (( $(echo "$t < $best" | bc -l) )); then best=$t; fi
+    /usr/bin/time -f "%e %U %S" -o "$work/time" "$@" > /dev/null 2>&1
+    local wall cpu
+    read -r wall user sys < "$work/time"
+    cpu=$(echo "$user + $sys" | bc -l)
+    if [[ -z $best_wall ]] || (( $(echo "$wall < $best_wall" | bc -l) )); then best_wall=$wall; fi
+    if [[ -z $best_cpu ]] || (( $(echo "$cpu < $best_cpu" | bc -l) )); then best_cpu=$cpu; fi
   done
-  echo "$best"
+  echo "$best_wall $best_cpu"
 }
 
-t_poly=$(best_time "$polyglot" make-book -pgn "$work/all.pgn" -bin "$work/polyglot.bin" \
+read -r t_poly c_poly < <(measure "$polyglot" make-book -pgn "$work/all.pgn" -bin "$work/polyglot.bin" \
   -max-ply "$max_ply" -min-game "$min_game")
-t_one=$(best_time "$MAKEBOOK" --collections-only --threads 1 -p "$max_ply" -m "$min_game" \
+read -r t_one c_one < <(measure "$MAKEBOOK" --collections-only --threads 1 -p "$max_ply" -m "$min_game" \
   -o "$work/ours-1.bin" "$work/all.pgn")
-t_all=$(best_time "$MAKEBOOK" --collections-only -p "$max_ply" -m "$min_game" \
+read -r t_all c_all < <(measure "$MAKEBOOK" --collections-only -p "$max_ply" -m "$min_game" \
   -o "$work/ours.bin" "$work/all.pgn")
 threads=$(nproc)
 
 rate() { echo "$games / $1" | bc -l | xargs printf "%.0f"; }
-printf "polyglot make-book       : %6.3f s  (%s games/s)\n" "$t_poly" "$(rate "$t_poly")"
-printf "makebook --threads 1     : %6.3f s  (%s games/s)  %.1fx faster\n" "$t_one" "$(rate "$t_one")" \
-  "$(echo "$t_poly / $t_one" | bc -l)"
-printf "makebook --threads %-5s : %6.3f s  (%s games/s)  %.1fx faster\n" "$threads" "$t_all" "$(rate "$t_all")" \
-  "$(echo "$t_poly / $t_all" | bc -l)"
+ratio() { echo "$1 / $2" | bc -l | xargs printf "%.1f"; }
+echo "                           wall clock                          cpu time (user+sys)"
+printf "polyglot make-book       : %6.3f s %7s games/s               %6.3f s\n" \
+  "$t_poly" "$(rate "$t_poly")" "$c_poly"
+printf "makebook --threads 1     : %6.3f s %7s games/s %5sx faster  %6.3f s %5sx less\n" \
+  "$t_one" "$(rate "$t_one")" "$(ratio "$t_poly" "$t_one")" "$c_one" "$(ratio "$c_poly" "$c_one")"
+printf "makebook --threads %-5s : %6.3f s %7s games/s %5sx faster  %6.3f s\n" \
+  "$threads" "$t_all" "$(rate "$t_all")" "$(ratio "$t_poly" "$t_all")" "$c_all"
+echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $threads cores"
 
 python3 - "$work/polyglot.bin" "$work/ours.bin" "$work/ours-1.bin" <<'PY'
 import struct, sys

@@ -319,6 +319,27 @@ impl PolyglotBook {
         unreachable!("the pick is below the total weight")
     }
 
+    /// A random book line from `pos`: book moves chosen as by
+    /// [`PolyglotBook::choose_move`] until the position leaves the book or
+    /// `max_plies` moves were played (for starting games from book lines).
+    pub fn random_line<R: Rng + ?Sized>(
+        &self,
+        pos: &Chess,
+        rng: &mut R,
+        max_plies: usize,
+    ) -> Vec<Move> {
+        let mut line = Vec::new();
+        let mut pos = pos.clone();
+        while line.len() < max_plies {
+            let Some(m) = self.choose_move(&pos, rng) else {
+                break;
+            };
+            pos.play_unchecked(m);
+            line.push(m);
+        }
+        line
+    }
+
     /// Writes the book atomically to `path`.
     ///
     /// # Errors
@@ -522,6 +543,13 @@ mod tests {
         let e4 = counts["e2e4"];
         // Expected 3000 of 4000; allow a generous statistical margin.
         assert!((2800..3200).contains(&e4), "{counts:?}");
+
+        // A random line stops where the book ends.
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
+        let line = book.random_line(&start, &mut rng, 10);
+        assert_eq!(line.len(), 1);
+        assert!(["e2e4", "d2d4"].contains(&uci_of(&line[0]).as_str()));
+        assert!(book.random_line(&start, &mut rng, 0).is_empty());
 
         // Only weight-0 moves: nothing to play.
         let zero = PolyglotBook::from_entries(vec![entry(k, raw_of(&start, "e2e4"), 0)]);

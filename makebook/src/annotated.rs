@@ -24,7 +24,8 @@ use shakmaty::{Chess, Color, Position};
 use crate::annotations::{MoveJudgement, WeightComment, line_evaluation, parse_weight_comment};
 use crate::book_move_map::{BookMoveKey, BookMoveMap};
 use crate::collection::move_number;
-use crate::pgn_scan::{AnnotationNote, CONTINUE, GameTags, GameVerdict, ReportsAnnotations};
+use crate::game_tags::GameTags;
+use crate::pgn_scan::{AnnotationNote, CONTINUE, GameVerdict, ReportsAnnotations};
 
 /// Everything the annotated file says about one (position, move) pair.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]

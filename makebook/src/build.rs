@@ -11,6 +11,7 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::sync_channel;
 use std::time::{Duration, Instant};
 
@@ -90,6 +91,20 @@ pub struct BuildReport {
     pub weighting: WeightingSummary,
     /// Wall-clock time of the whole build.
     pub elapsed: Duration,
+    /// Of which: reading and parsing the inputs (tallies merged).
+    pub reading: Duration,
+    /// Of which: computing the weights.
+    pub weighting_time: Duration,
+}
+
+/// Set by the Ctrl-C handler: stop reading and write nothing.
+pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+fn check_interrupt() -> Result<()> {
+    if INTERRUPTED.load(Ordering::Relaxed) {
+        anyhow::bail!("interrupted; no book written");
+    }
+    Ok(())
 }
 
 /// Most problems printed per file without `--verbose`.
@@ -191,6 +206,7 @@ fn read_annotated(
         .next_chunk()
         .with_context(|| format!("reading {}", path.display()))?
     {
+        check_interrupt()?;
         let mut visitor = AnnotatedVisitor::new(only, &mut tally);
         let scan = scan_chunk(&chunk, &mut visitor);
         scans.push((chunk.index, scan));
@@ -204,6 +220,29 @@ fn read_annotated(
     Ok((tally, report))
 }
 
+/// Bytes of PGN per game, roughly, in typical collections.
+const BYTES_PER_GAME: u64 = 700;
+/// At most this many pairs are reserved up front per worker.
+const MAX_RESERVED_PAIRS: u64 = 8 << 20;
+
+/// A rough upper estimate of the distinct (position, move) pairs one worker
+/// will see, so its table is sized once instead of growing by rehashing.
+/// Reserved buckets that stay empty are barely touched (only their control
+/// bytes), so overestimating costs little.
+fn expected_pairs_per_worker(total_bytes: u64, max_ply: u32, threads: usize) -> usize {
+    let games = total_bytes / BYTES_PER_GAME;
+    let plies = u64::from(max_ply.min(80));
+    let pairs = games * plies * 4 / 5;
+    // Workers share the common opening positions, so each sees more than
+    // its share of the distinct pairs.
+    let per_worker = if threads <= 1 {
+        pairs
+    } else {
+        pairs * 3 / (2 * threads as u64)
+    };
+    per_worker.min(MAX_RESERVED_PAIRS) as usize
+}
+
 /// Reads the collections with `threads` workers.
 fn read_collections(
     inputs: Vec<Input>,
@@ -214,6 +253,8 @@ fn read_collections(
     done_bytes: u64,
 ) -> Result<(CollectionTally, Vec<FileReport>)> {
     let paths: Vec<PathBuf> = inputs.iter().map(|i| i.path().to_path_buf()).collect();
+    let total_bytes: u64 = inputs.iter().filter_map(Input::total_bytes).sum();
+    let reserve = expected_pairs_per_worker(total_bytes, filter.max_ply, threads);
     let (sender, receiver) = sync_channel::<(usize, GameChunk)>(threads * 2);
     let receiver = Mutex::new(receiver);
     let scans: Mutex<Vec<(usize, usize, ChunkScan)>> = Mutex::new(Vec::new());
@@ -222,7 +263,7 @@ fn read_collections(
         let workers: Vec<_> = (0..threads)
             .map(|_| {
                 scope.spawn(|| {
-                    let mut tally = CollectionTally::default();
+                    let mut tally = CollectionTally::with_capacity(reserve);
                     loop {
                         let next = receiver.lock().expect("no worker panics").recv();
                         let Ok((file, chunk)) = next else { break };
@@ -249,6 +290,7 @@ fn read_collections(
                     .next_chunk()
                     .with_context(|| format!("reading {}", path.display()))?
                 {
+                    check_interrupt()?;
                     if sender.send((file, chunk)).is_err() {
                         break;
                     }
@@ -331,16 +373,26 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
     report.games_cut_at_max_ply = collections.games_cut_at_max_ply;
     report.collection_pairs = collections.moves.len() as u64;
 
+    report.reading = started.elapsed();
     bar.set_message("computing weights");
     let settings = WeightSettings {
         min_count: options.min_count,
         min_score: options.min_score,
     };
-    let (entries, weighting) = compute_entries(&collections.moves, &annotated.moves, settings);
+    let weighting_started = Instant::now();
+    // The weighting sorts in parallel; keep it to --threads cores.
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(options.threads.max(1))
+        .build()
+        .context("starting the worker threads")?;
+    let (entries, weighting) =
+        pool.install(|| compute_entries(&collections.moves, &annotated.moves, settings));
+    report.weighting_time = weighting_started.elapsed();
     drop(collections);
     drop(annotated);
     report.weighting = weighting;
 
+    check_interrupt()?;
     bar.set_message("writing");
     write_book(&options.output, &entries)
         .with_context(|| format!("writing the book {}", options.output.display()))?;
@@ -416,9 +468,12 @@ pub fn summary(options: &BuildOptions, report: &BuildReport) -> String {
     ));
     let secs = report.elapsed.as_secs_f64();
     out.push_str(&format!(
-        "  time: {secs:.2} s ({:.0} collection games/s, {} threads)\n",
+        "  time: {secs:.2} s ({:.0} collection games/s, {} threads; reading {:.2} s, weights {:.2} s, writing {:.2} s)\n",
         collection_games as f64 / secs.max(1e-9),
-        options.threads.max(1)
+        options.threads.max(1),
+        report.reading.as_secs_f64(),
+        report.weighting_time.as_secs_f64(),
+        (report.elapsed - report.reading - report.weighting_time).as_secs_f64(),
     ));
     out
 }

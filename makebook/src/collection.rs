@@ -17,7 +17,8 @@ use pgn_reader::{RawTag, SanPlus, Skip, Visitor};
 use shakmaty::{Chess, Color, Position};
 
 use crate::book_move_map::{BookMoveKey, BookMoveMap};
-use crate::pgn_scan::{AnnotationNote, CONTINUE, GameTags, GameVerdict, ReportsAnnotations};
+use crate::game_tags::GameTags;
+use crate::pgn_scan::{AnnotationNote, CONTINUE, GameVerdict, ReportsAnnotations};
 
 /// Which moves of a game are counted.
 #[derive(Debug, Clone, Copy)]
@@ -92,6 +93,13 @@ pub struct CollectionTally {
 }
 
 impl CollectionTally {
+    /// An empty tally with room for `pairs` (position, move) pairs.
+    pub fn with_capacity(pairs: usize) -> CollectionTally {
+        let mut tally = CollectionTally::default();
+        tally.moves.reserve(pairs);
+        tally
+    }
+
     /// Adds another tally (from another worker) into this one.
     pub fn merge(&mut self, other: CollectionTally) {
         let (mut big, small) = if other.moves.len() > self.moves.len() {
@@ -99,7 +107,6 @@ impl CollectionTally {
         } else {
             (std::mem::take(&mut self.moves), other.moves)
         };
-        big.reserve(small.len());
         for (pair, stats) in small {
             big.entry(pair).or_default().merge(&stats);
         }

@@ -34,7 +34,8 @@ pub fn count_newlines(bytes: &[u8]) -> u64 {
 }
 
 /// Where the last game of `bytes` starts: the offset of a `[` that opens a
-/// line following a blank line, searching backwards, ignoring offset 0.
+/// line following a blank line, or of an `[Event ` line (for files without
+/// blank lines between games), searching backwards, ignoring offset 0.
 fn last_game_start(bytes: &[u8]) -> Option<usize> {
     let mut i = bytes.len();
     while i > 2 {
@@ -42,7 +43,7 @@ fn last_game_start(bytes: &[u8]) -> Option<usize> {
         if bytes[i] == b'[' && bytes[i - 1] == b'\n' {
             let before = &bytes[..i - 1];
             let blank = before.ends_with(b"\n") || before.ends_with(b"\n\r");
-            if blank {
+            if blank || bytes[i..].starts_with(b"[Event ") {
                 return Some(i);
             }
         }
@@ -158,6 +159,13 @@ mod tests {
             joined.extend_from_slice(&chunk.bytes);
         }
         assert_eq!(joined, text.as_bytes());
+    }
+
+    #[test]
+    fn event_tags_are_boundaries_without_blank_lines() {
+        let text = "[Event \"a\"]\n1. e4 *\n[Event \"b\"]\n1. d4 *\n";
+        assert_eq!(last_game_start(text.as_bytes()), text.rfind("[Event"));
+        assert_eq!(last_game_start(b"[Site \"a\"]\n[Site \"b\"]\n"), None);
     }
 
     #[test]

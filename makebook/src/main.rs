@@ -13,6 +13,7 @@ mod book_move_map;
 mod build;
 mod collection;
 mod game_chunks;
+mod game_tags;
 mod inspect;
 mod pgn_scan;
 mod weighting;
@@ -174,6 +175,13 @@ fn parse_percent(text: &str) -> Result<f64, String> {
 }
 
 fn run_build(args: BuildArgs) -> Result<()> {
+    // The first Ctrl-C stops the build cleanly (no partial book, no
+    // temporary file left); a second one exits at once.
+    let _ = ctrlc::set_handler(|| {
+        if build::INTERRUPTED.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            std::process::exit(130);
+        }
+    });
     let only = match (args.only_white, args.only_black) {
         (true, _) => Some(Color::White),
         (_, true) => Some(Color::Black),

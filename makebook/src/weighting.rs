@@ -9,6 +9,7 @@
 //! the Polyglot weight is `100 × b`.
 
 use engine::book::BookEntry;
+use rayon::slice::ParallelSliceMut;
 
 use crate::annotated::AnnotationSummary;
 use crate::annotations::MoveJudgement;
@@ -121,10 +122,10 @@ pub fn annotated_base(start: f64, annotation: &AnnotationSummary) -> f64 {
 struct Candidate {
     pair: BookMoveKey,
     stats: MoveStats,
-    annotation: Option<AnnotationSummary>,
+    annotated: bool,
 }
 
-/// Computes the book entries (unsorted) from the collection statistics and
+/// Computes the book entries, in book order, from the collection statistics and
 /// the annotations, applying `settings`.
 pub fn compute_entries(
     collections: &BookMoveMap<MoveStats>,
@@ -136,8 +137,8 @@ pub fn compute_entries(
     // sort: whether they pass does not depend on the other moves.
     let mut candidates: Vec<Candidate> = Vec::with_capacity(collections.len() / 2);
     for (pair, stats) in collections {
-        let annotation = annotated.get(pair).copied();
-        if annotation.is_none() {
+        let is_annotated = annotated.contains_key(pair);
+        if !is_annotated {
             if stats.count < settings.min_count {
                 summary.dropped_by_min_count += 1;
                 continue;
@@ -157,20 +158,20 @@ pub fn compute_entries(
         candidates.push(Candidate {
             pair: *pair,
             stats: *stats,
-            annotation,
+            annotated: is_annotated,
         });
     }
     candidates.extend(
         annotated
             .iter()
             .filter(|(pair, _)| !collections.contains_key(pair))
-            .map(|(pair, annotation)| Candidate {
+            .map(|(pair, _)| Candidate {
                 pair: *pair,
                 stats: MoveStats::default(),
-                annotation: Some(*annotation),
+                annotated: true,
             }),
     );
-    candidates.sort_unstable_by_key(|c| c.pair);
+    candidates.par_sort_unstable_by_key(|c| c.pair);
 
     let mut entries = Vec::with_capacity(candidates.len());
     let rare_below = RARE_BELOW_GAMES.max(settings.min_count);
@@ -181,7 +182,7 @@ pub fn compute_entries(
         for c in group {
             let stats = &c.stats;
             let raw = stats.points() * stats.score();
-            let value = if c.annotation.is_some() {
+            let value = if c.annotated {
                 (stats.count >= rare_below).then_some(raw)
             } else {
                 Some(raw)
@@ -189,7 +190,7 @@ pub fn compute_entries(
             raws.push(value);
         }
         let best_raw = raws.iter().flatten().copied().fold(0.0f64, f64::max);
-        let mut kept_any = false;
+        let group_start = entries.len();
         for (c, raw) in group.iter().zip(&raws) {
             let statistical = raw.map(|raw| {
                 if best_raw > 0.0 {
@@ -198,7 +199,12 @@ pub fn compute_entries(
                     0.0
                 }
             });
-            let base = match (&c.annotation, statistical) {
+            let annotation = if c.annotated {
+                annotated.get(&c.pair)
+            } else {
+                None
+            };
+            let base = match (annotation, statistical) {
                 (Some(annotation), start) => {
                     summary.annotated_entries += 1;
                     annotated_base(start.unwrap_or(NEUTRAL_BASE), annotation)
@@ -216,10 +222,13 @@ pub fn compute_entries(
                 weight,
                 learn: 0,
             });
-            kept_any = true;
         }
-        if kept_any {
+        if entries.len() > group_start {
             summary.positions += 1;
+            // Book order within the position (heaviest first), so that the
+            // whole list is already in book order when it is written.
+            entries[group_start..]
+                .sort_unstable_by(|a, b| b.weight.cmp(&a.weight).then(a.raw_move.cmp(&b.raw_move)));
         }
     }
     summary.entries = entries.len() as u64;

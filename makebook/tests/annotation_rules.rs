@@ -202,7 +202,8 @@ fn malformed_games_and_annotations_are_reported_and_skipped() {
     let annotated = "\
 [Event \"a\"]
 
-1. e4 {weight: abc} *
+1. e4 {weight: abc} (1. d3
+{weight: abc}) *
 
 R[Event \"?\"]
 [Site \"?\"]
@@ -239,9 +240,15 @@ R[Event \"?\"]
         stderr.contains("in0.pgn:3: game 1: weight comment {weight: abc} has no number"),
         "{stderr}"
     );
+    // The same malformed comment again, in a variation: its own line.
+    assert!(
+        stderr.contains("in0.pgn:4: game 1: weight comment {weight: abc}"),
+        "{stderr}"
+    );
+    assert_eq!(weight(&book, &[], "d2d3"), Some(5000));
     // The stray text before a game is reported; the game itself is read.
     assert!(
-        stderr.contains("in0.pgn:5: game 2: text that is neither tags nor moves"),
+        stderr.contains("in0.pgn:6: game 2: text that is neither tags nor moves"),
         "{stderr}"
     );
     assert_eq!(weight(&book, &[], "d2d4"), Some(5000));

@@ -179,3 +179,38 @@ fn help_documents_every_option_and_the_formula() {
     let err = failure(&[]);
     assert!(err.contains("--output"), "{err}");
 }
+
+#[test]
+fn problems_deep_in_large_files_have_exact_line_and_game_numbers() {
+    // About 2.6 MB: several 1 MiB chunks parsed by different workers.
+    let good = "[Event \"g\"]\n[Result \"1/2-1/2\"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 1/2-1/2\n\n";
+    let bad = "[Event \"b\"]\n[Result \"1/2-1/2\"]\n\n1. e4 e5 2. Ke3 1/2-1/2\n\n";
+    let mut text = String::new();
+    let bad_games = [1usize, 20_000, 37_777];
+    for game in 1..=40_000usize {
+        text.push_str(if bad_games.contains(&game) { bad } else { good });
+    }
+    let fx = Fixtures::new();
+    let pgn = fx.file("big.pgn", &text);
+    let book = fx.path("book.bin");
+    let out = run_ok(&[
+        "-o",
+        book.to_str().unwrap(),
+        "--collections-only",
+        "--threads",
+        "2",
+        pgn.to_str().unwrap(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // Each game takes 5 lines; the bad move is on the 4th line of its game.
+    for game in bad_games {
+        let line = (game - 1) * 5 + 4;
+        let expected = format!("big.pgn:{line}: game {game}: move 2. Ke3");
+        assert!(stderr.contains(&expected), "{expected} not in:\n{stderr}");
+    }
+    let summary = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        summary.contains("40000 games (39997 used, 0 without moves, 3 malformed and skipped)"),
+        "{summary}"
+    );
+}

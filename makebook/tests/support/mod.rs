@@ -160,22 +160,23 @@ pub fn our_entries(book: &PolyglotBook) -> Vec<String> {
         .collect()
 }
 
-/// The moves python-chess finds for the position after `moves`, as sorted
-/// (uci, weight) pairs.
-pub fn python_chess_moves(book: &Path, moves: &[&str]) -> Vec<(String, u16)> {
+/// The moves python-chess finds in the positions after each line of moves
+/// (one python process for all lines), as sorted (uci, weight) pairs.
+pub fn python_chess_moves(book: &Path, lines: &[&[&str]]) -> Vec<Vec<(String, u16)>> {
     let script = r#"
 import sys, chess, chess.polyglot
-board = chess.Board()
-for m in sys.argv[2:]:
-    board.push_uci(m)
 with chess.polyglot.open_reader(sys.argv[1]) as reader:
-    for e in reader.find_all(board, minimum_weight=0):
-        print(e.move.uci(), e.weight)
+    for line in sys.argv[2:]:
+        board = chess.Board()
+        for m in line.split():
+            board.push_uci(m)
+        print(" ".join("%s:%d" % (e.move.uci(), e.weight)
+                       for e in reader.find_all(board, minimum_weight=0)))
 "#;
     let out = Command::new("python3")
         .args(["-c", script])
         .arg(book)
-        .args(moves)
+        .args(lines.iter().map(|l| l.join(" ")))
         .output()
         .expect("python3 runs");
     assert!(
@@ -183,14 +184,19 @@ with chess.polyglot.open_reader(sys.argv[1]) as reader:
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let mut list: Vec<(String, u16)> = String::from_utf8(out.stdout)
+    String::from_utf8(out.stdout)
         .unwrap()
         .lines()
         .map(|l| {
-            let (m, w) = l.split_once(' ').unwrap();
-            (m.to_string(), w.parse().unwrap())
+            let mut list: Vec<(String, u16)> = l
+                .split_whitespace()
+                .map(|pair| {
+                    let (m, w) = pair.split_once(':').unwrap();
+                    (m.to_string(), w.parse().unwrap())
+                })
+                .collect();
+            list.sort();
+            list
         })
-        .collect();
-    list.sort();
-    list
+        .collect()
 }
