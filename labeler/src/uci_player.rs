@@ -18,6 +18,12 @@ use engine::search::MATE_SCORE;
 use crate::game::{GameRecord, SearchBudget};
 use crate::player::{Choice, Player, PlayerError};
 
+/// Sent before every `ucinewgame` and `position`: an engine may print
+/// `bestmove` slightly before its search thread is done (ours does), and
+/// then ignore a `go` or `ucinewgame` that arrives too fast; `stop` makes
+/// it finish the previous search first, and is ignored by an idle engine.
+const FINISH_PREVIOUS_SEARCH: &str = "stop";
+
 /// How an external engine is started and configured.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct EngineSpec {
@@ -178,6 +184,7 @@ impl Player for UciPlayer {
     fn new_game(&mut self) -> Result<(), PlayerError> {
         let timeout = self.spec.timeout;
         let process = self.process()?;
+        process.send(FINISH_PREVIOUS_SEARCH)?;
         process.send("ucinewgame")?;
         process.send("isready")?;
         process.wait_for("readyok", timeout, |l| l.trim() == "readyok")
@@ -201,6 +208,7 @@ impl Player for UciPlayer {
             }
         }
         let process = self.process()?;
+        process.send(FINISH_PREVIOUS_SEARCH)?;
         process.send(&command)?;
         process.send(&budget.uci_go())?;
         let mut score = None;
