@@ -226,7 +226,7 @@ impl GameRecord {
 
     fn play(&mut self, m: Move) {
         let before = self.position.clone();
-        self.position.play_unchecked(m.clone());
+        self.position.play_unchecked(m);
         let before_key = *self.keys.last().expect("a game has a start key");
         self.keys
             .push(key_after(&before, before_key, &m, &self.position));
@@ -264,6 +264,16 @@ pub fn rules_outcome(position: &Chess, keys: &[u64]) -> Option<(GameResult, Term
         }
     }
     None
+}
+
+/// The outcome of a position the rules already decide as given (no game
+/// to play), with `plies` 0.
+pub fn decided_outcome(position: &Chess) -> Option<GameOutcome> {
+    rules_outcome(position, &[key(position)]).map(|(result, termination)| GameOutcome {
+        result,
+        termination,
+        plies: 0,
+    })
 }
 
 /// Running state of the adjudication rules.
@@ -334,14 +344,10 @@ pub fn play_game(
     rules: &GameRules,
     interrupt: &AtomicBool,
 ) -> Result<GameOutcome, GameError> {
-    let mut game = GameRecord::new(start.clone());
-    if let Some((result, termination)) = rules_outcome(&game.position, &game.keys) {
-        return Ok(GameOutcome {
-            result,
-            termination,
-            plies: 0,
-        });
+    if let Some(outcome) = decided_outcome(start) {
+        return Ok(outcome);
     }
+    let mut game = GameRecord::new(start.clone());
     player.new_game()?;
     let mut adjudicator = Adjudicator::default();
     loop {
@@ -367,9 +373,7 @@ pub fn play_game(
                 plies: game.plies(),
             });
         }
-        if let Some((result, termination)) =
-            adjudicator.observe(rules, ply, mover, choice.score)
-        {
+        if let Some((result, termination)) = adjudicator.observe(rules, ply, mover, choice.score) {
             return Ok(GameOutcome {
                 result,
                 termination,

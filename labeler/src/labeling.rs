@@ -22,7 +22,9 @@ use engine::labeled::{LabeledPosition, LabeledReader, RecordError};
 use engine::position::fen_of;
 use shakmaty::Chess;
 
-use crate::game::{GameError, GameOutcome, GameRules, SearchBudget, play_game, score_position};
+use crate::game::{
+    GameError, GameOutcome, GameRules, SearchBudget, decided_outcome, play_game, score_position,
+};
 use crate::interrupt::Interrupt;
 use crate::player::{InProcessPlayer, Player, PlayerError};
 use crate::progress::ProgressDisplay;
@@ -111,10 +113,7 @@ struct Job {
 
 /// What happened to a job.
 enum JobResult {
-    Labeled {
-        line: String,
-        outcome: GameOutcome,
-    },
+    Labeled { line: String, outcome: GameOutcome },
     Failed(String),
 }
 
@@ -239,6 +238,12 @@ fn label_position(
     job: &Job,
     interrupt: &Interrupt,
 ) -> Option<JobResult> {
+    if settings.score_budget.is_none()
+        && let Some(outcome) = decided_outcome(&job.position)
+    {
+        // No player needed (nor started: a broken engine cannot fail it).
+        return Some(labeled_result(settings, job, outcome, None));
+    }
     let attempts = 1 + settings.engine_retries;
     let mut last_error = String::new();
     for _ in 0..attempts {
@@ -264,18 +269,7 @@ fn label_position(
             Ok((score, outcome))
         })();
         match attempt {
-            Ok((score, outcome)) => {
-                let labeled = LabeledPosition {
-                    position: job.position.clone(),
-                    result: Some(outcome.result),
-                    score,
-                };
-                let mut line = labeled.to_epd();
-                if settings.shard.is_some() {
-                    line = tag_line(&line, job.record);
-                }
-                return Some(JobResult::Labeled { line, outcome });
-            }
+            Ok((score, outcome)) => return Some(labeled_result(settings, job, outcome, score)),
             Err(GameError::Interrupted) => return None,
             Err(GameError::Player(e)) => {
                 if interrupt.requested() {
@@ -291,6 +285,25 @@ fn label_position(
     Some(JobResult::Failed(format!(
         "{last_error} (after {attempts} attempts)"
     )))
+}
+
+/// The output line of a labeled job.
+fn labeled_result(
+    settings: &LabelSettings,
+    job: &Job,
+    outcome: GameOutcome,
+    score: Option<i32>,
+) -> JobResult {
+    let labeled = LabeledPosition {
+        position: job.position.clone(),
+        result: Some(outcome.result),
+        score,
+    };
+    let mut line = labeled.to_epd();
+    if settings.shard.is_some() {
+        line = tag_line(&line, job.record);
+    }
+    JobResult::Labeled { line, outcome }
 }
 
 fn work(

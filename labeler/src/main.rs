@@ -56,7 +56,8 @@ const DEFAULT_ENGINE_RETRIES: u32 = 2;
 /// Exit status after an interrupt (128 + SIGINT).
 const EXIT_INTERRUPTED: u8 = 130;
 
-const ABOUT: &str = "Label positions with game results by fast self-play (resumable, parallel, shardable)";
+const ABOUT: &str =
+    "Label positions with game results by fast self-play (resumable, parallel, shardable)";
 
 const LONG_ABOUT: &str = "\
 Label positions with the result of a game played out from each of them.

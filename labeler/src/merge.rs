@@ -136,7 +136,10 @@ pub fn merge(inputs: &[PathBuf], output: &Path) -> Result<MergeSummary> {
     for path in inputs {
         runs.extend(find_runs(path)?);
     }
-    let mut readers = runs.iter().map(RunReader::open).collect::<Result<Vec<_>>>()?;
+    let mut readers = runs
+        .iter()
+        .map(RunReader::open)
+        .collect::<Result<Vec<_>>>()?;
     let mut heap = BinaryHeap::new();
     let mut pending: Vec<Option<String>> = vec![None; readers.len()];
     for (i, reader) in readers.iter_mut().enumerate() {

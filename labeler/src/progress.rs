@@ -25,29 +25,20 @@ impl ProgressDisplay {
     pub fn new(total_bytes: Option<u64>, enabled: bool) -> Self {
         let bar = if !enabled || !std::io::stderr().is_terminal() {
             ProgressBar::hidden()
-        } else if let Some(total) = total_bytes {
-            let bar = ProgressBar::new(total);
-            bar.set_style(
-                ProgressStyle::with_template(
-                    "{bar:30.cyan/blue} {percent:>3}% ETA {eta:>4} | {msg}",
-                )
-                .expect("valid progress template"),
-            );
-            bar
         } else {
-            let bar = ProgressBar::new_spinner();
-            bar.set_style(
-                ProgressStyle::with_template("{spinner} {elapsed} | {msg}")
-                    .expect("valid progress template"),
-            );
+            let (bar, template) = match total_bytes {
+                Some(total) => (
+                    ProgressBar::new(total),
+                    "{bar:30.cyan/blue} {percent:>3}% ETA {eta:>4} | {msg}",
+                ),
+                None => (ProgressBar::new_spinner(), "{spinner} {elapsed} | {msg}"),
+            };
+            bar.set_style(ProgressStyle::with_template(template).expect("valid progress template"));
+            bar.set_draw_target(indicatif::ProgressDrawTarget::stderr_with_hz(
+                REFRESH_PER_SECOND,
+            ));
             bar
         };
-        bar.set_draw_target(indicatif::ProgressDrawTarget::stderr_with_hz(
-            REFRESH_PER_SECOND,
-        ));
-        if !enabled || !std::io::stderr().is_terminal() {
-            bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
-        }
         ProgressDisplay {
             bar,
             started: Instant::now(),

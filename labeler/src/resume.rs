@@ -209,7 +209,11 @@ fn open_append(path: &Path) -> Result<BufWriter<File>> {
 ///
 /// # Errors
 /// On a mismatched or foreign existing output, or on I/O errors.
-pub fn open_output(output: &Path, identity: &RunIdentity, overwrite: bool) -> Result<ResumedOutput> {
+pub fn open_output(
+    output: &Path,
+    identity: &RunIdentity,
+    overwrite: bool,
+) -> Result<ResumedOutput> {
     let sidecar = sidecar_path(output);
     let output_len = match std::fs::metadata(output) {
         Ok(m) if m.is_dir() => bail!("output {} is a directory", output.display()),

@@ -10,8 +10,8 @@ use engine::labeled::{GameResult, RecordError};
 use crate::game::{GameOutcome, Termination};
 use crate::resume::FailedJob;
 
-/// At most this many bad lines are listed in the report (all of them go to
-/// the rejects file).
+/// At most this many bad lines (and failed positions) are listed in the
+/// report (all of them go to the rejects file).
 pub const MAX_LISTED_REJECTS: usize = 20;
 
 /// Running counts of one run.
@@ -162,11 +162,18 @@ impl RunStats {
             "  failed positions (engine failed after all retries; not in the output): {}",
             self.failures.len()
         );
-        for failure in &self.failures {
+        for failure in self.failures.iter().take(MAX_LISTED_REJECTS) {
             let _ = writeln!(
                 out,
                 "    {}: {} ({})",
                 failure.location, failure.reason, failure.fen
+            );
+        }
+        if self.failures.len() > MAX_LISTED_REJECTS {
+            let _ = writeln!(
+                out,
+                "    … {} more (use --rejects FILE for the full list)",
+                self.failures.len() - MAX_LISTED_REJECTS
             );
         }
         out

@@ -239,7 +239,10 @@ mod tests {
     #[test]
     fn scores_from_info_lines() {
         assert_eq!(info_score("info depth 3 score cp -25 nodes 10"), Some(-25));
-        assert_eq!(info_score("info score mate 1 pv e2e4"), Some(MATE_SCORE - 1));
+        assert_eq!(
+            info_score("info score mate 1 pv e2e4"),
+            Some(MATE_SCORE - 1)
+        );
         assert_eq!(info_score("info score mate -2"), Some(-(MATE_SCORE - 4)));
         assert_eq!(info_score("info string hello"), None);
     }

@@ -36,10 +36,7 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
 fn sample_positions(count: usize) -> String {
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/labeled/masters-quiet-20k.epd");
     let text = std::fs::read_to_string(data).unwrap();
-    text.lines()
-        .take(count)
-        .map(|l| format!("{l}\n"))
-        .collect()
+    text.lines().take(count).map(|l| format!("{l}\n")).collect()
 }
 
 /// Labels `fens` (one per line) and returns the output lines.
@@ -47,7 +44,13 @@ fn label_fens(fens: &[&str]) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
     let input = write(dir.path(), "in.epd", &(fens.join("\n") + "\n"));
     let output = dir.path().join("out.epd");
-    run_ok(labeler().arg(&input).arg("-o").arg(&output).args(["--threads", "2"]));
+    run_ok(
+        labeler()
+            .arg(&input)
+            .arg("-o")
+            .arg(&output)
+            .args(["--threads", "2"]),
+    );
     std::fs::read_to_string(&output)
         .unwrap()
         .lines()
@@ -91,7 +94,11 @@ fn constructed_positions_get_the_right_result() {
 #[test]
 fn score_option_writes_ce() {
     let dir = tempfile::tempdir().unwrap();
-    let input = write(dir.path(), "in.epd", "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1\n");
+    let input = write(
+        dir.path(),
+        "in.epd",
+        "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1\n",
+    );
     let output = dir.path().join("out.epd");
     run_ok(
         labeler()
@@ -260,24 +267,22 @@ fn resume_after_sigkill_equals_an_uninterrupted_run() {
     let message = String::from_utf8_lossy(&mismatched.stderr);
     assert!(message.contains("different command"), "{message}");
     // The same command continues (with another thread count, too).
-    let out = run_ok(
-        labeler()
-            .arg(&input)
-            .arg("-o")
-            .arg(&output)
-            .args(["--nodes", TEST_NODES, "--threads", "1", "--no-progress"]),
-    );
+    let out = run_ok(labeler().arg(&input).arg("-o").arg(&output).args([
+        "--nodes",
+        TEST_NODES,
+        "--threads",
+        "1",
+        "--no-progress",
+    ]));
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("resumed:"), "{stderr}");
     assert_eq!(std::fs::read_to_string(&output).unwrap(), reference);
     // Once complete, a rerun changes nothing.
-    run_ok(
-        labeler()
-            .arg(&input)
-            .arg("-o")
-            .arg(&output)
-            .args(["--nodes", TEST_NODES, "--no-progress"]),
-    );
+    run_ok(labeler().arg(&input).arg("-o").arg(&output).args([
+        "--nodes",
+        TEST_NODES,
+        "--no-progress",
+    ]));
     assert_eq!(std::fs::read_to_string(&output).unwrap(), reference);
 }
 
@@ -330,14 +335,21 @@ fn hung_engine_is_restarted_then_the_position_reported() {
         "8/8/8/4k3/8/8/8/4K3 w - - hmvc 0; fmvn 1; c9 \"1/2-1/2\";\n"
     );
     let rejected = std::fs::read_to_string(&rejects).unwrap();
-    assert!(rejected.contains("in.epd:1: labeling failed: engine timed out"), "{rejected}");
+    assert!(
+        rejected.contains("in.epd:1: labeling failed: engine timed out"),
+        "{rejected}"
+    );
     // A rerun treats the failure as done and still reports it.
     let mut cmd = labeler();
     args(&mut cmd);
     let out = run_ok(&mut cmd);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("positions labeled"), "{stderr}");
-    assert!(std::fs::read_to_string(&rejects).unwrap().contains("in.epd:1"));
+    assert!(
+        std::fs::read_to_string(&rejects)
+            .unwrap()
+            .contains("in.epd:1")
+    );
 }
 
 #[test]
