@@ -1,0 +1,181 @@
+//! What a run did: counts of results, game endings and adjudications, game
+//! lengths, bad lines and failed positions, and the end-of-run report.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use engine::labeled::{GameResult, RecordError};
+
+use crate::game::{GameOutcome, Termination};
+use crate::resume::FailedJob;
+
+/// At most this many bad lines (and failed positions) are listed in the
+/// report (all of them go to the rejects file).
+pub const MAX_LISTED_REJECTS: usize = 20;
+
+/// Running counts of one run.
+#[derive(Clone, Debug, Default)]
+pub struct RunStats {
+    /// Jobs finished by earlier runs and skipped.
+    pub resumed_jobs: u64,
+    /// Positions labeled by this run.
+    pub labeled: u64,
+    /// White wins, draws, black wins (this run).
+    pub results: [u64; 3],
+    /// Game endings by kind (this run).
+    pub terminations: BTreeMap<Termination, u64>,
+    /// Positions decided as given (no move played).
+    pub decided_at_input: u64,
+    /// Plies of the games actually played.
+    pub plies: u64,
+    /// Games actually played (at least one move).
+    pub games: u64,
+    /// Bad input lines seen (this shard).
+    pub rejected: u64,
+    /// The first [`MAX_LISTED_REJECTS`] bad lines.
+    pub listed_rejects: Vec<RecordError>,
+    /// Positions that failed for good, earlier runs included.
+    pub failures: Vec<FailedJob>,
+}
+
+/// Index of a result in [`RunStats::results`].
+fn result_slot(result: GameResult) -> usize {
+    match result {
+        GameResult::WhiteWin => 0,
+        GameResult::Draw => 1,
+        GameResult::BlackWin => 2,
+    }
+}
+
+impl RunStats {
+    /// Counts a labeled position.
+    pub fn record_outcome(&mut self, outcome: &GameOutcome) {
+        self.labeled += 1;
+        self.results[result_slot(outcome.result)] += 1;
+        *self.terminations.entry(outcome.termination).or_default() += 1;
+        if outcome.plies == 0 {
+            self.decided_at_input += 1;
+        } else {
+            self.games += 1;
+            self.plies += u64::from(outcome.plies);
+        }
+    }
+
+    /// Counts a bad input line.
+    pub fn record_reject(&mut self, error: &RecordError) {
+        self.rejected += 1;
+        if self.listed_rejects.len() < MAX_LISTED_REJECTS {
+            self.listed_rejects.push(error.clone());
+        }
+    }
+
+    /// Average length of the games played, in plies.
+    pub fn average_plies(&self) -> f64 {
+        if self.games == 0 {
+            0.0
+        } else {
+            self.plies as f64 / self.games as f64
+        }
+    }
+
+    /// `W/D/L` percentages for the progress line.
+    pub fn distribution(&self) -> String {
+        let total = self.labeled.max(1) as f64;
+        let pct = |n: u64| 100.0 * n as f64 / total;
+        format!(
+            "1-0 {:.0}% ½ {:.0}% 0-1 {:.0}%",
+            pct(self.results[0]),
+            pct(self.results[1]),
+            pct(self.results[2])
+        )
+    }
+
+    /// The end-of-run report.
+    pub fn report(&self, elapsed: Duration, interrupted: bool) -> String {
+        let mut out = String::new();
+        let seconds = elapsed.as_secs_f64().max(f64::EPSILON);
+        let _ = writeln!(
+            out,
+            "labeler: {} positions labeled in {:.1} s ({:.2} positions/s){}",
+            self.labeled,
+            seconds,
+            self.labeled as f64 / seconds,
+            if interrupted {
+                " — interrupted; rerun the same command to continue"
+            } else {
+                ""
+            }
+        );
+        if self.resumed_jobs > 0 {
+            let _ = writeln!(
+                out,
+                "  resumed: {} positions were done by earlier runs and skipped",
+                self.resumed_jobs
+            );
+        }
+        let total = self.labeled.max(1) as f64;
+        let _ = writeln!(
+            out,
+            "  results: 1-0 {} ({:.1}%), 1/2-1/2 {} ({:.1}%), 0-1 {} ({:.1}%)",
+            self.results[0],
+            100.0 * self.results[0] as f64 / total,
+            self.results[1],
+            100.0 * self.results[1] as f64 / total,
+            self.results[2],
+            100.0 * self.results[2] as f64 / total,
+        );
+        let _ = writeln!(
+            out,
+            "  games played: {}, average length {:.1} plies; decided as given: {}",
+            self.games,
+            self.average_plies(),
+            self.decided_at_input
+        );
+        let _ = writeln!(out, "  endings:");
+        for kind in Termination::ALL {
+            let n = self.terminations.get(&kind).copied().unwrap_or(0);
+            let _ = writeln!(
+                out,
+                "    {:<24}{n}{}",
+                kind.name(),
+                if kind.is_adjudication() {
+                    " (adjudicated)"
+                } else {
+                    ""
+                }
+            );
+        }
+        let _ = writeln!(out, "  rejected input lines: {}", self.rejected);
+        for error in &self.listed_rejects {
+            let _ = writeln!(out, "    {error}");
+        }
+        if self.rejected > self.listed_rejects.len() as u64 {
+            let _ = writeln!(
+                out,
+                "    … {} more (use --rejects FILE for the full list)",
+                self.rejected - self.listed_rejects.len() as u64
+            );
+        }
+        let _ = writeln!(
+            out,
+            "  failed positions (engine failed after all retries; not in the output): {}",
+            self.failures.len()
+        );
+        for failure in self.failures.iter().take(MAX_LISTED_REJECTS) {
+            let _ = writeln!(
+                out,
+                "    {}: {} ({})",
+                failure.location, failure.reason, failure.fen
+            );
+        }
+        if self.failures.len() > MAX_LISTED_REJECTS {
+            let _ = writeln!(
+                out,
+                "    … {} more (use --rejects FILE for the full list)",
+                self.failures.len() - MAX_LISTED_REJECTS
+            );
+        }
+        out
+    }
+}

@@ -1,0 +1,249 @@
+//! An external UCI engine as a [`Player`]: one child process per worker,
+//! reused across games (`ucinewgame` between games), every answer awaited
+//! with a timeout so that a hung engine is detected, killed and restarted.
+//!
+//! The engine's standard output is read by a helper thread that forwards
+//! lines over a channel; waiting on the channel with a deadline is the hang
+//! detection. The engine only chooses moves: the game's end is judged by
+//! the labeler.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+use engine::position::{fen_of, play_uci, uci_of};
+use engine::search::MATE_SCORE;
+
+use crate::game::{GameRecord, SearchBudget};
+use crate::player::{Choice, Player, PlayerError};
+
+/// Sent before every `ucinewgame` and `position`: an engine may print
+/// `bestmove` slightly before its search thread is done (ours does), and
+/// then ignore a `go` or `ucinewgame` that arrives too fast; `stop` makes
+/// it finish the previous search first, and is ignored by an idle engine.
+const FINISH_PREVIOUS_SEARCH: &str = "stop";
+
+/// How an external engine is started and configured.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineSpec {
+    /// The command line (split on whitespace: program, then arguments).
+    pub command: String,
+    /// `setoption` pairs, sent in order after `uci`.
+    pub options: Vec<(String, String)>,
+    /// Longest wait for any answer (added to the movetime budget for `go`).
+    pub timeout: Duration,
+}
+
+impl EngineSpec {
+    /// A short stable description for the run identity.
+    pub fn describe(&self) -> String {
+        let options: Vec<String> = self
+            .options
+            .iter()
+            .map(|(n, v)| format!("{n}={v}"))
+            .collect();
+        format!("engine={:?} options=[{}]", self.command, options.join(","))
+    }
+}
+
+/// A running engine process.
+struct Process {
+    child: Child,
+    stdin: ChildStdin,
+    lines: Receiver<String>,
+}
+
+impl Process {
+    fn send(&mut self, line: &str) -> Result<(), PlayerError> {
+        writeln!(self.stdin, "{line}")
+            .and_then(|()| self.stdin.flush())
+            .map_err(|e| PlayerError::Io(format!("writing {line:?}: {e}")))
+    }
+
+    /// Reads lines until one satisfies `done`, calling `on_line` for each.
+    fn wait_for(
+        &mut self,
+        what: &'static str,
+        timeout: Duration,
+        mut on_line: impl FnMut(&str) -> bool,
+    ) -> Result<(), PlayerError> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.lines.recv_timeout(left) {
+                Ok(line) => {
+                    if on_line(&line) {
+                        return Ok(());
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => return Err(PlayerError::Timeout(timeout, what)),
+                Err(RecvTimeoutError::Disconnected) => return Err(PlayerError::Exited(what)),
+            }
+        }
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = writeln!(self.stdin, "quit");
+        let _ = self.stdin.flush();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// An external UCI engine playing both sides.
+pub struct UciPlayer {
+    spec: EngineSpec,
+    process: Option<Process>,
+}
+
+impl UciPlayer {
+    /// Starts the engine and completes the UCI handshake.
+    ///
+    /// # Errors
+    /// When the engine cannot be started or does not answer `uci`/`isready`.
+    pub fn start(spec: EngineSpec) -> Result<Self, PlayerError> {
+        let mut player = UciPlayer {
+            spec,
+            process: None,
+        };
+        player.launch()?;
+        Ok(player)
+    }
+
+    fn launch(&mut self) -> Result<(), PlayerError> {
+        self.process = None;
+        let mut words = self.spec.command.split_whitespace();
+        let program = words
+            .next()
+            .ok_or_else(|| PlayerError::Io("empty engine command".into()))?;
+        let mut child = Command::new(program)
+            .args(words)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| PlayerError::Io(format!("starting {:?}: {e}", self.spec.command)))?;
+        let stdin = child.stdin.take().expect("piped stdin");
+        let stdout = child.stdout.take().expect("piped stdout");
+        let (sender, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut process = Process {
+            child,
+            stdin,
+            lines,
+        };
+        let timeout = self.spec.timeout;
+        process.send("uci")?;
+        process.wait_for("uciok", timeout, |l| l.trim() == "uciok")?;
+        for (name, value) in &self.spec.options {
+            process.send(&format!("setoption name {name} value {value}"))?;
+        }
+        process.send("isready")?;
+        process.wait_for("readyok", timeout, |l| l.trim() == "readyok")?;
+        self.process = Some(process);
+        Ok(())
+    }
+
+    fn process(&mut self) -> Result<&mut Process, PlayerError> {
+        self.process
+            .as_mut()
+            .ok_or(PlayerError::Exited("a restarted engine"))
+    }
+}
+
+/// Parses the score of an `info` line into the engine library's convention
+/// (centipawns, mate as `±(MATE_SCORE - plies)`).
+fn info_score(line: &str) -> Option<i32> {
+    let mut words = line.split_whitespace();
+    while let Some(word) = words.next() {
+        if word == "score" {
+            let kind = words.next()?;
+            let value: i32 = words.next()?.parse().ok()?;
+            return match kind {
+                "cp" => Some(value),
+                "mate" if value > 0 => Some(MATE_SCORE - (2 * value - 1)),
+                "mate" => Some(-(MATE_SCORE - 2 * -value)),
+                _ => None,
+            };
+        }
+    }
+    None
+}
+
+impl Player for UciPlayer {
+    fn new_game(&mut self) -> Result<(), PlayerError> {
+        let timeout = self.spec.timeout;
+        let process = self.process()?;
+        process.send(FINISH_PREVIOUS_SEARCH)?;
+        process.send("ucinewgame")?;
+        process.send("isready")?;
+        process.wait_for("readyok", timeout, |l| l.trim() == "readyok")
+    }
+
+    fn choose_move(
+        &mut self,
+        game: &GameRecord,
+        budget: SearchBudget,
+    ) -> Result<Choice, PlayerError> {
+        let mut timeout = self.spec.timeout;
+        if let SearchBudget::Movetime(t) = budget {
+            timeout += t;
+        }
+        let mut command = format!("position fen {}", fen_of(&game.start));
+        if !game.moves.is_empty() {
+            command.push_str(" moves");
+            for m in &game.moves {
+                command.push(' ');
+                command.push_str(&uci_of(m));
+            }
+        }
+        let process = self.process()?;
+        process.send(FINISH_PREVIOUS_SEARCH)?;
+        process.send(&command)?;
+        process.send(&budget.uci_go())?;
+        let mut score = None;
+        let mut best = None;
+        process.wait_for("bestmove", timeout, |line| {
+            if line.starts_with("info") {
+                if let Some(s) = info_score(line) {
+                    score = Some(s);
+                }
+                false
+            } else if let Some(rest) = line.strip_prefix("bestmove") {
+                best = rest.split_whitespace().next().map(str::to_string);
+                true
+            } else {
+                false
+            }
+        })?;
+        let text = best.ok_or_else(|| PlayerError::Protocol("empty bestmove".into()))?;
+        let (_, best_move) = play_uci(&game.position, &text).map_err(PlayerError::Protocol)?;
+        Ok(Choice { best_move, score })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scores_from_info_lines() {
+        assert_eq!(info_score("info depth 3 score cp -25 nodes 10"), Some(-25));
+        assert_eq!(
+            info_score("info score mate 1 pv e2e4"),
+            Some(MATE_SCORE - 1)
+        );
+        assert_eq!(info_score("info score mate -2"), Some(-(MATE_SCORE - 4)));
+        assert_eq!(info_score("info string hello"), None);
+    }
+}

@@ -1,0 +1,381 @@
+//! End-to-end tests of the `labeler` binary: labels of constructed
+//! positions, bad input, determinism across threads, sharding and merge,
+//! resuming after a real SIGKILL, and external-engine failures.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+/// Small node budget: the tests check plumbing, not playing strength.
+const TEST_NODES: &str = "1000";
+/// Middlegame positions used by the multi-position tests.
+const SAMPLE_POSITIONS: usize = 16;
+
+fn labeler() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_labeler"))
+}
+
+fn run_ok(cmd: &mut Command) -> Output {
+    let out = cmd.output().expect("labeler runs");
+    assert!(
+        out.status.success(),
+        "labeler failed: {}\n{}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn sample_positions(count: usize) -> String {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/labeled/masters-quiet-20k.epd");
+    let text = std::fs::read_to_string(data).unwrap();
+    text.lines().take(count).map(|l| format!("{l}\n")).collect()
+}
+
+/// Labels `fens` (one per line) and returns the output lines.
+fn label_fens(fens: &[&str]) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    let input = write(dir.path(), "in.epd", &(fens.join("\n") + "\n"));
+    let output = dir.path().join("out.epd");
+    run_ok(
+        labeler()
+            .arg(&input)
+            .arg("-o")
+            .arg(&output)
+            .args(["--threads", "2"]),
+    );
+    std::fs::read_to_string(&output)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect()
+}
+
+fn result_of(line: &str) -> &str {
+    let start = line.find("c9 \"").expect("c9 field") + 4;
+    let end = line[start..].find('"').unwrap() + start;
+    &line[start..end]
+}
+
+#[test]
+fn constructed_positions_get_the_right_result() {
+    let cases = [
+        // Mate in one for White (Ra8#).
+        ("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1", "1-0"),
+        // Stalemate, Black to move.
+        ("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1", "1/2-1/2"),
+        // Bare kings.
+        ("8/8/8/4k3/8/8/8/4K3 w - - 0 1", "1/2-1/2"),
+        // KQ vs K, both colours to move, both colours winning.
+        ("8/8/8/4k3/8/8/8/3QK3 w - - 0 1", "1-0"),
+        ("8/8/8/4k3/8/8/8/3QK3 b - - 0 1", "1-0"),
+        ("3qk3/8/8/8/4K3/8/8/8 b - - 0 1", "0-1"),
+        ("3qk3/8/8/8/4K3/8/8/8 w - - 0 1", "0-1"),
+        // Already checkmated: White to move is mated.
+        ("7k/8/8/8/8/8/5PPP/r5K1 w - - 0 1", "0-1"),
+    ];
+    let fens: Vec<&str> = cases.iter().map(|c| c.0).collect();
+    let lines = label_fens(&fens);
+    assert_eq!(lines.len(), cases.len());
+    for ((fen, expected), line) in cases.iter().zip(&lines) {
+        let board = fen.split(' ').take(4).collect::<Vec<_>>().join(" ");
+        assert!(line.starts_with(&board), "{line} is not {fen}");
+        assert_eq!(result_of(line), *expected, "{fen}: {line}");
+    }
+}
+
+#[test]
+fn score_option_writes_ce() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = write(
+        dir.path(),
+        "in.epd",
+        "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1\n",
+    );
+    let output = dir.path().join("out.epd");
+    run_ok(
+        labeler()
+            .arg(&input)
+            .arg("-o")
+            .arg(&output)
+            .args(["--score", "--score-nodes", "2000"]),
+    );
+    let text = std::fs::read_to_string(&output).unwrap();
+    assert!(text.contains("c9 \"1-0\"; ce 31999;"), "{text}");
+}
+
+#[test]
+fn bad_lines_are_reported_with_line_numbers() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = write(
+        dir.path(),
+        "in.epd",
+        "8/8/8/4k3/8/8/8/4K3 w - - c9 \"1-0\";\n\
+         this is not a position\n\
+         \n\
+         8/8/8/4k3/8/8/8/4KK2 w - -\n\
+         4k3/8/8/8/8/8/8/4RK2 w - -\n\
+         7k/8/8/8/8/8/8/K7 b - -\n",
+    );
+    let output = dir.path().join("out.epd");
+    let rejects = dir.path().join("rejects.txt");
+    let out = run_ok(
+        labeler()
+            .arg(&input)
+            .arg("-o")
+            .arg(&output)
+            .arg("--rejects")
+            .arg(&rejects),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("rejected input lines: 3"), "{stderr}");
+    let rejected = std::fs::read_to_string(&rejects).unwrap();
+    for line in [":2:", ":4:", ":5:"] {
+        assert!(rejected.contains(line), "{line} missing in {rejected}");
+        assert!(stderr.contains(line), "{line} missing in {stderr}");
+    }
+    assert!(rejected.contains("illegal position"), "{rejected}");
+    let labeled = std::fs::read_to_string(&output).unwrap();
+    assert_eq!(
+        labeled,
+        "8/8/8/4k3/8/8/8/4K3 w - - hmvc 0; fmvn 1; c9 \"1/2-1/2\";\n\
+         7k/8/8/8/8/8/8/K7 b - - hmvc 0; fmvn 1; c9 \"1/2-1/2\";\n"
+    );
+}
+
+fn label_sample(dir: &Path, input: &Path, name: &str, extra: &[&str]) -> String {
+    let output = dir.join(name);
+    run_ok(
+        labeler()
+            .arg(input)
+            .arg("-o")
+            .arg(&output)
+            .args(["--nodes", TEST_NODES, "--no-progress"])
+            .args(extra),
+    );
+    std::fs::read_to_string(&output).unwrap()
+}
+
+#[test]
+fn output_is_identical_for_any_thread_count() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = write(dir.path(), "in.epd", &sample_positions(SAMPLE_POSITIONS));
+    let one = label_sample(dir.path(), &input, "one.epd", &["--threads", "1"]);
+    let two = label_sample(dir.path(), &input, "two.epd", &["--threads", "2"]);
+    let three = label_sample(dir.path(), &input, "three.epd", &["--threads", "3"]);
+    assert_eq!(one.lines().count(), SAMPLE_POSITIONS);
+    assert_eq!(one, two);
+    assert_eq!(one, three);
+}
+
+#[test]
+fn merged_shards_equal_the_unsharded_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = sample_positions(SAMPLE_POSITIONS);
+    text.insert_str(0, "garbage line\n");
+    let input = write(dir.path(), "in.epd", &text);
+    let whole = label_sample(dir.path(), &input, "whole.epd", &["--threads", "2"]);
+    let shards: Vec<PathBuf> = (0..3)
+        .map(|k| {
+            let name = format!("shard{k}.epd");
+            label_sample(
+                dir.path(),
+                &input,
+                &name,
+                &["--threads", "2", "--shard", &format!("{k}/3")],
+            );
+            dir.path().join(name)
+        })
+        .collect();
+    // Shards given separately, in any order.
+    let merged = dir.path().join("merged.epd");
+    run_ok(
+        labeler()
+            .arg("merge")
+            .args([&shards[2], &shards[0], &shards[1]])
+            .arg("-o")
+            .arg(&merged),
+    );
+    assert_eq!(std::fs::read_to_string(&merged).unwrap(), whole);
+    // And as one concatenated file.
+    let concatenated: String = shards
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect();
+    let cat = write(dir.path(), "cat.epd", &concatenated);
+    let merged_cat = dir.path().join("merged-cat.epd");
+    run_ok(labeler().arg("merge").arg(&cat).arg("-o").arg(&merged_cat));
+    assert_eq!(std::fs::read_to_string(&merged_cat).unwrap(), whole);
+}
+
+#[test]
+fn resume_after_sigkill_equals_an_uninterrupted_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let positions = SAMPLE_POSITIONS * 2;
+    let input = write(dir.path(), "in.epd", &sample_positions(positions));
+    let reference = label_sample(dir.path(), &input, "reference.epd", &["--threads", "2"]);
+    let output = dir.path().join("out.epd");
+    let mut child = labeler()
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .args(["--nodes", TEST_NODES, "--threads", "2", "--no-progress"])
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let done = std::fs::read_to_string(&output)
+            .map(|t| t.lines().count())
+            .unwrap_or(0);
+        if done >= 3 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "labeler made no progress");
+        assert!(child.try_wait().unwrap().is_none(), "labeler ended early");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let partial = std::fs::read_to_string(&output).unwrap();
+    let done = partial.lines().count();
+    assert!(done < positions, "the kill came too late to test anything");
+    assert!(reference.starts_with(&partial[..partial.rfind('\n').unwrap() + 1]));
+    // Simulate a torn write on top of the kill.
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&output)
+        .unwrap()
+        .write_all(b"r1bq1rk1/pp3ppp/2n")
+        .unwrap();
+    // A rerun with other options is refused.
+    let mismatched = labeler()
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .args(["--nodes", "999", "--no-progress"])
+        .output()
+        .unwrap();
+    assert!(!mismatched.status.success());
+    let message = String::from_utf8_lossy(&mismatched.stderr);
+    assert!(message.contains("different command"), "{message}");
+    // The same command continues (with another thread count, too).
+    let out = run_ok(labeler().arg(&input).arg("-o").arg(&output).args([
+        "--nodes",
+        TEST_NODES,
+        "--threads",
+        "1",
+        "--no-progress",
+    ]));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("resumed:"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&output).unwrap(), reference);
+    // Once complete, a rerun changes nothing.
+    run_ok(labeler().arg(&input).arg("-o").arg(&output).args([
+        "--nodes",
+        TEST_NODES,
+        "--no-progress",
+    ]));
+    assert_eq!(std::fs::read_to_string(&output).unwrap(), reference);
+}
+
+/// A fake UCI engine that handshakes and then never answers `go`.
+const HANGING_ENGINE: &str = "#!/bin/sh\n\
+while read -r line; do\n\
+  case \"$line\" in\n\
+    uci) echo uciok ;;\n\
+    isready) echo readyok ;;\n\
+    quit) exit 0 ;;\n\
+  esac\n\
+done\n";
+
+#[test]
+fn hung_engine_is_restarted_then_the_position_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = write(dir.path(), "hang.sh", HANGING_ENGINE);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&engine, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let input = write(
+        dir.path(),
+        "in.epd",
+        "8/8/8/4k3/8/8/8/3QK3 w - - 0 1\n8/8/8/4k3/8/8/8/4K3 w - - 0 1\n",
+    );
+    let output = dir.path().join("out.epd");
+    let rejects = dir.path().join("rejects.txt");
+    let args = |cmd: &mut Command| {
+        cmd.arg(&input)
+            .arg("-o")
+            .arg(&output)
+            .arg("--engine")
+            .arg(&engine)
+            .args(["--engine-timeout", "0.3", "--engine-retries", "1"])
+            .arg("--rejects")
+            .arg(&rejects);
+    };
+    let mut cmd = labeler();
+    args(&mut cmd);
+    let out = run_ok(&mut cmd);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("failed positions"), "{stderr}");
+    assert!(stderr.contains("in.epd:1"), "{stderr}");
+    // The decided position is labeled without the engine; the other is
+    // reported, not silently dropped.
+    assert_eq!(
+        std::fs::read_to_string(&output).unwrap(),
+        "8/8/8/4k3/8/8/8/4K3 w - - hmvc 0; fmvn 1; c9 \"1/2-1/2\";\n"
+    );
+    let rejected = std::fs::read_to_string(&rejects).unwrap();
+    assert!(
+        rejected.contains("in.epd:1: labeling failed: engine timed out"),
+        "{rejected}"
+    );
+    // A rerun treats the failure as done and still reports it.
+    let mut cmd = labeler();
+    args(&mut cmd);
+    let out = run_ok(&mut cmd);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("positions labeled"), "{stderr}");
+    assert!(
+        std::fs::read_to_string(&rejects)
+            .unwrap()
+            .contains("in.epd:1")
+    );
+}
+
+#[test]
+fn stockfish_plays_when_available() {
+    let stockfish = Path::new("/usr/games/stockfish");
+    if !stockfish.exists() {
+        eprintln!("skipped: {} not installed", stockfish.display());
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let input = write(
+        dir.path(),
+        "in.epd",
+        "8/8/8/4k3/8/8/8/3QK3 b - - 0 1\n6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1\n",
+    );
+    let output = dir.path().join("out.epd");
+    run_ok(
+        labeler()
+            .arg(&input)
+            .arg("-o")
+            .arg(&output)
+            .arg("--engine")
+            .arg(stockfish)
+            .args(["--engine-option", "Threads=1", "--threads", "1"]),
+    );
+    let text = std::fs::read_to_string(&output).unwrap();
+    let results: Vec<&str> = text.lines().map(result_of).collect();
+    assert_eq!(results, ["1-0", "1-0"], "{text}");
+}
