@@ -224,7 +224,12 @@ fn add_positions(
         selection.stats.candidates += 1;
         game_history.clear();
         game_history.extend_from_slice(&history[..candidate.history_len.min(history.len())]);
-        match judge.judge(candidate.position, &mut game_history, rng) {
+        match judge.judge(
+            candidate.position,
+            candidate.has_successor,
+            &mut game_history,
+            rng,
+        ) {
             Ok(position) => {
                 let record = LabeledPosition {
                     result: with_result.then_some(result),

@@ -20,6 +20,7 @@ use shakmaty::{Chess, Position};
 
 use crate::game_filter::{GameFilter, GameHeader, SkipReason};
 use crate::sampling::{GameRng, SamplingRules, game_rng, ply_of};
+use crate::san_move::resolve_san;
 
 /// What the visitor made of one game.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -39,6 +40,10 @@ pub struct Candidate {
     pub position: Chess,
     /// How many keys of [`SamplingVisitor::history`] precede it.
     pub history_len: usize,
+    /// Its ply.
+    pub ply: u32,
+    /// Whether the game went on from it (so it has a legal move).
+    pub has_successor: bool,
 }
 
 /// The state of the game being read.
@@ -124,6 +129,8 @@ impl SamplingVisitor {
             self.candidates.push(Candidate {
                 position: game.position.clone(),
                 history_len: self.history.len(),
+                ply: game.ply,
+                has_successor: false,
             });
         }
         game.next_candidate = rules.next_candidate(game.ply, &mut self.rng);
@@ -188,7 +195,7 @@ impl Visitor for SamplingVisitor {
     }
 
     fn san(&mut self, game: &mut GameInProgress, san_plus: SanPlus) -> ControlFlow<GameVerdict> {
-        let m = match san_plus.san.to_move(&game.position) {
+        let m = match resolve_san(&game.position, san_plus.san) {
             Ok(m) => m,
             Err(e) => {
                 let number = game.ply / 2 + 1;
@@ -232,6 +239,9 @@ impl Visitor for SamplingVisitor {
         }
         if let Err(reason) = self.settings.filter.admit_length(game.plies_played) {
             return GameVerdict::Skipped(reason);
+        }
+        for candidate in &mut self.candidates {
+            candidate.has_successor = candidate.ply < game.ply;
         }
         GameVerdict::Used(game.result)
     }

@@ -15,6 +15,7 @@ mod pipeline;
 mod position_filter;
 mod progress;
 mod sampling;
+mod san_move;
 mod stats;
 
 use std::process::ExitCode;

@@ -137,21 +137,24 @@ impl PositionJudge {
 
     /// Turns a sampled position into the position to write, or says why
     /// there is none. `history` holds the keys of the game's positions
-    /// before `pos` (empty unless [`PositionFilter::needs_history`]).
+    /// before `pos` (empty unless [`PositionFilter::needs_history`]);
+    /// `has_legal_move` says the game went on from `pos`, which spares the
+    /// move generation when nothing else needs it.
     ///
     /// # Errors
     /// The reason the position is dropped.
     pub fn judge(
         &mut self,
         mut pos: Chess,
+        has_legal_move: bool,
         history: &mut Vec<u64>,
         rng: &mut GameRng,
     ) -> Result<Chess, DropReason> {
-        let moves = pos.legal_moves();
-        if moves.is_empty() {
+        if !has_legal_move && pos.legal_moves().is_empty() {
             return Err(DropReason::GameOver);
         }
         if self.filter.random_move {
+            let moves = pos.legal_moves();
             let m = moves[rng.random_range(0..moves.len())];
             if self.filter.needs_history() {
                 history.push(engine::position::key(&pos));
@@ -222,7 +225,7 @@ mod tests {
         });
         let hanging = parse_fen("4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1").unwrap();
         let mut rng = crate::sampling::game_rng(0, 0, 0);
-        let leaf = judge.judge(hanging, &mut Vec::new(), &mut rng).unwrap();
+        let leaf = judge.judge(hanging, false, &mut Vec::new(), &mut rng).unwrap();
         assert!(leaf.board().queens().is_empty());
     }
 }
