@@ -2,15 +2,17 @@
 //!
 //! shakmaty's [`San::to_move`] builds a full candidate move list for every
 //! move, which dominates the cost of reading games. [`resolve_san`] handles
-//! the frequent moves directly on bitboards — knight, bishop, rook and
-//! queen moves and pawn pushes and captures (en passant and promotions
-//! excepted) while the side to move is not in check — and hands every
-//! other move to shakmaty. The answers are the same as shakmaty's (a move
+//! the frequent moves directly on bitboards — king steps, and knight,
+//! bishop, rook and queen moves and pawn pushes and captures (en passant
+//! and promotions excepted) while the side to move is not in check — and
+//! hands every other move to shakmaty. The answers are the same as shakmaty's (a move
 //! whose capture mark does not match the board is illegal, several legal
 //! candidates are ambiguous), as the tests check on every SAN of random
 //! positions.
 
-use shakmaty::attacks::{bishop_attacks, knight_attacks, queen_attacks, rook_attacks};
+use shakmaty::attacks::{
+    bishop_attacks, king_attacks, knight_attacks, queen_attacks, rook_attacks,
+};
 use shakmaty::san::{San, SanError};
 use shakmaty::{Bitboard, Chess, Color, Move, Position, Rank, Role, Square};
 
@@ -37,10 +39,33 @@ pub fn resolve_san(pos: &Chess, san: San) -> Result<Move, SanError> {
     let Some(king) = board.king_of(turn) else {
         return san.to_move(pos);
     };
-    if role == Role::King || !pos.checkers().is_empty() {
+    let occupied = board.occupied();
+    if role == Role::King {
+        // Castling written as a king move (e1g1-style) is shakmaty's.
+        if us.contains(to) || !king_attacks(to).contains(king) {
+            return san.to_move(pos);
+        }
+        let matches_hint =
+            file.is_none_or(|f| f == king.file()) && rank.is_none_or(|r| r == king.rank());
+        let captured = board.role_at(to);
+        let safe = board
+            .attacks_to(to, !turn, occupied.without(king))
+            .is_empty();
+        return if matches_hint && safe && capture == captured.is_some() {
+            Ok(Move::Normal {
+                role,
+                from: king,
+                capture: captured,
+                to,
+                promotion: None,
+            })
+        } else {
+            Err(SanError::IllegalSan)
+        };
+    }
+    if !pos.checkers().is_empty() {
         return san.to_move(pos);
     }
-    let occupied = board.occupied();
     if us.contains(to) {
         return Err(SanError::IllegalSan);
     }
@@ -181,7 +206,9 @@ mod tests {
                 }
                 for role in Role::ALL {
                     for to in Square::ALL {
-                        if role == Role::Pawn || (pos.our(role).any() && rng.random_bool(0.3)) {
+                        if matches!(role, Role::Pawn | Role::King)
+                            || (pos.our(role).any() && rng.random_bool(0.3))
+                        {
                             for san in san_shapes(role, to) {
                                 assert_eq!(
                                     resolve_san(&pos, san),
