@@ -125,7 +125,8 @@ pub fn select_from_chunk(
     let mut game_in_chunk = 0u64;
     let mut last_start = None;
     loop {
-        let position_of = |reader: &Reader<TrackedSlice<'_>>| consumed.get() - reader.buffer().len();
+        let position_of =
+            |reader: &Reader<TrackedSlice<'_>>| consumed.get() - reader.buffer().len();
         match reader.has_more() {
             Ok(true) => {}
             Ok(false) => break,
@@ -254,7 +255,10 @@ mod tests {
 
     #[test]
     fn tag_lines_are_checked() {
-        assert_eq!(broken_tag_line(b"[Event \"x\"]\n[Site \"y\"]\n\n1. e4 *\n"), None);
+        assert_eq!(
+            broken_tag_line(b"[Event \"x\"]\n[Site \"y\"]\n\n1. e4 *\n"),
+            None
+        );
         let (offset, message) = broken_tag_line(b"[Event \"x\"]\n[Site \"y]\n\n1. e4 *\n").unwrap();
         assert_eq!(offset, 12);
         assert!(message.contains("Site"), "{message}");

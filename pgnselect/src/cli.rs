@@ -110,7 +110,13 @@ pub struct Cli {
     pub max_score: Option<u32>,
 
     /// Depth of the --max-score search, in plies (Arasan: -d).
-    #[arg(short = 'd', long, default_value_t = 2, value_name = "PLIES", requires = "max_score")]
+    #[arg(
+        short = 'd',
+        long,
+        default_value_t = 2,
+        value_name = "PLIES",
+        requires = "max_score"
+    )]
     pub search_depth: u32,
 
     /// Skip games unless both players are rated at least ELO.

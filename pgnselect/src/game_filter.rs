@@ -80,9 +80,9 @@ impl GameHeader {
     }
 
     fn terminated_normally(&self) -> bool {
-        self.termination.as_deref().is_none_or(|t| {
-            NORMAL_TERMINATIONS.contains(&t.trim().to_ascii_lowercase().as_str())
-        })
+        self.termination
+            .as_deref()
+            .is_none_or(|t| NORMAL_TERMINATIONS.contains(&t.trim().to_ascii_lowercase().as_str()))
     }
 }
 
@@ -163,7 +163,11 @@ mod tests {
             min_elo: Some(2000),
             min_game_plies: 0,
         };
-        let good = [("Result", "1-0"), ("WhiteElo", "2100"), ("BlackElo", "2000")];
+        let good = [
+            ("Result", "1-0"),
+            ("WhiteElo", "2100"),
+            ("BlackElo", "2000"),
+        ];
         assert_eq!(filter.admit(&header(&good)), Ok(GameResult::WhiteWin));
         let mut tags = good.to_vec();
         tags.push(("Termination", "Time forfeit"));

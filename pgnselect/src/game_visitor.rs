@@ -199,7 +199,11 @@ impl Visitor for SamplingVisitor {
             Ok(m) => m,
             Err(e) => {
                 let number = game.ply / 2 + 1;
-                let dots = if game.ply % 2 == 0 { "." } else { "..." };
+                let dots = if game.ply.is_multiple_of(2) {
+                    "."
+                } else {
+                    "..."
+                };
                 return ControlFlow::Break(GameVerdict::Malformed(format!(
                     "{e} {number}{dots}{san_plus}"
                 )));
@@ -219,7 +223,11 @@ impl Visitor for SamplingVisitor {
         ControlFlow::Continue(Skip(true))
     }
 
-    fn outcome(&mut self, game: &mut GameInProgress, _outcome: Outcome) -> ControlFlow<GameVerdict> {
+    fn outcome(
+        &mut self,
+        game: &mut GameInProgress,
+        _outcome: Outcome,
+    ) -> ControlFlow<GameVerdict> {
         game.terminated = true;
         ControlFlow::Continue(())
     }

@@ -49,7 +49,10 @@ fn run(cli: &Cli, interrupted: &AtomicBool) -> Result<()> {
     progress.finish();
     let stats = stats?;
     sink.finish()?;
-    eprintln!("{}", stats.summary(progress.bytes_read(), started.elapsed()));
+    eprintln!(
+        "{}",
+        stats.summary(progress.bytes_read(), started.elapsed())
+    );
     Ok(())
 }
 

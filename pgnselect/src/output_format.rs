@@ -75,7 +75,8 @@ impl OutputSink {
     pub fn open(path: Option<&Path>) -> Result<OutputSink> {
         match path {
             Some(path) if path.as_os_str() != "-" => Ok(OutputSink::File(
-                AtomicFile::create(path).with_context(|| format!("cannot write {}", path.display()))?,
+                AtomicFile::create(path)
+                    .with_context(|| format!("cannot write {}", path.display()))?,
             )),
             _ => Ok(OutputSink::Stdout(BufWriter::with_capacity(
                 STDOUT_BUFFER_BYTES,

@@ -105,11 +105,7 @@ fn read_inputs(
 }
 
 /// Selects from chunks until the reader is done.
-fn work(
-    settings: RunSettings,
-    items: &Mutex<Receiver<WorkItem>>,
-    finished: SyncSender<Finished>,
-) {
+fn work(settings: RunSettings, items: &Mutex<Receiver<WorkItem>>, finished: SyncSender<Finished>) {
     let mut worker = ChunkWorker {
         visitor: SamplingVisitor::new(settings.visitor),
         judge: PositionJudge::new(settings.positions),
@@ -160,9 +156,8 @@ impl Merger<'_> {
                     problem.message
                 ));
             } else if self.problems_shown == MAX_PROBLEMS_SHOWN + 1 {
-                self.progress.println(
-                    "pgnselect: further malformed games are counted but not shown",
-                );
+                self.progress
+                    .println("pgnselect: further malformed games are counted but not shown");
             }
         }
         self.games_per_file[done.file_index] += selection.stats.games_read;
@@ -219,8 +214,7 @@ pub fn run(
         progress,
     };
     let (merged, read) = std::thread::scope(|scope| {
-        let reader =
-            scope.spawn(|| read_inputs(inputs, work_sender, credit_receiver, interrupted));
+        let reader = scope.spawn(|| read_inputs(inputs, work_sender, credit_receiver, interrupted));
         let work_receiver = Arc::new(Mutex::new(work_receiver));
         for _ in 0..threads {
             let items = Arc::clone(&work_receiver);

@@ -98,9 +98,9 @@ pub fn is_quiet(pos: &Chess) -> bool {
     if pos.is_check() {
         return false;
     }
-    !pos.legal_moves().iter().any(|&m| {
-        (m.is_capture() || m.is_promotion()) && see_ge(pos, m, WINNING_CAPTURE_MARGIN)
-    })
+    !pos.legal_moves()
+        .iter()
+        .any(|&m| (m.is_capture() || m.is_promotion()) && see_ge(pos, m, WINNING_CAPTURE_MARGIN))
 }
 
 /// Applies a [`PositionFilter`] with one thread's state.
@@ -169,11 +169,8 @@ impl PositionJudge {
         }
         match self.filter.quiet {
             None => {}
-            Some(QuietMode::Check) => {
-                if !is_quiet(&pos) {
-                    return Err(DropReason::NotQuiet);
-                }
-            }
+            Some(QuietMode::Check) if !is_quiet(&pos) => return Err(DropReason::NotQuiet),
+            Some(QuietMode::Check) => {}
             Some(QuietMode::Resolve) => {
                 let searcher = self.searcher.as_mut().expect("resolve needs a searcher");
                 let (leaf, _) = searcher.resolve(&pos);
@@ -188,7 +185,10 @@ impl PositionJudge {
             }
         }
         if let Some(bound) = self.filter.score_bound {
-            let searcher = self.searcher.as_mut().expect("--max-score needs a searcher");
+            let searcher = self
+                .searcher
+                .as_mut()
+                .expect("--max-score needs a searcher");
             self.searches += 1;
             let result = searcher.search(&pos, history, &SearchLimits::depth(bound.depth), |_| {});
             if result.score.abs() > bound.max_score {
@@ -225,7 +225,9 @@ mod tests {
         });
         let hanging = parse_fen("4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1").unwrap();
         let mut rng = crate::sampling::game_rng(0, 0, 0);
-        let leaf = judge.judge(hanging, false, &mut Vec::new(), &mut rng).unwrap();
+        let leaf = judge
+            .judge(hanging, false, &mut Vec::new(), &mut rng)
+            .unwrap();
         assert!(leaf.board().queens().is_empty());
     }
 }

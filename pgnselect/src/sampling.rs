@@ -59,7 +59,8 @@ impl SamplingRules {
 
     /// The first ply of a game to sample.
     pub fn first_candidate(&self, rng: &mut GameRng) -> u32 {
-        self.min_ply.saturating_add(rng.random_range(0..self.max_gap))
+        self.min_ply
+            .saturating_add(rng.random_range(0..self.max_gap))
     }
 
     /// The candidate after the one at `ply`.

@@ -20,10 +20,13 @@ fn fischer() -> PathBuf {
 /// `None` when the shared data is not available.
 fn shared_pgn(name: &str) -> Option<PathBuf> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    [root.join("../shared/data/pgn"), PathBuf::from("/work/shared/data/pgn")]
-        .into_iter()
-        .map(|dir| dir.join(name))
-        .find(|p| p.is_file())
+    [
+        root.join("../shared/data/pgn"),
+        PathBuf::from("/work/shared/data/pgn"),
+    ]
+    .into_iter()
+    .map(|dir| dir.join(name))
+    .find(|p| p.is_file())
 }
 
 fn pgnselect(args: &[&str]) -> Output {
@@ -84,10 +87,17 @@ fn counts_and_legal_positions_on_real_games() {
     assert_eq!(count_after(&stderr, "games used "), 300);
     assert_eq!(count_after(&stderr, "malformed "), 0);
     let records = read_back(&stdout);
-    assert_eq!(records.len() as u64, count_after(&stderr, "positions written "));
+    assert_eq!(
+        records.len() as u64,
+        count_after(&stderr, "positions written ")
+    );
     assert!(records.len() > 1500, "{}", records.len());
     // Legal (LabeledReader parses with full legality checks), labeled.
-    assert!(records.iter().all(|r| r.result.is_some() && r.score.is_none()));
+    assert!(
+        records
+            .iter()
+            .all(|r| r.result.is_some() && r.score.is_none())
+    );
     assert!(stdout.lines().all(|l| l.contains(" c9 \"")));
 }
 
@@ -105,7 +115,10 @@ fn every_position_of_a_shared_collection_is_legal_and_counted() {
     let (stdout, stderr) = run_ok(&[path.to_str().unwrap(), "--threads", "2"]);
     assert_eq!(count(&stderr, " games read"), games);
     let records = read_back(&stdout);
-    assert_eq!(records.len() as u64, count_after(&stderr, "positions written "));
+    assert_eq!(
+        records.len() as u64,
+        count_after(&stderr, "positions written ")
+    );
 }
 
 #[test]
@@ -188,7 +201,13 @@ fn seed_reproduces_output_byte_for_byte_with_1_and_2_threads() {
     assert_ne!(one, run("2", "43"));
     // Through a file written atomically, the same bytes.
     let out = dir.path().join("out.epd");
-    run_ok(&[&inputs[..], &["--seed", "42", "-t", "2", "-r", "-o", out.to_str().unwrap()]].concat());
+    run_ok(
+        &[
+            &inputs[..],
+            &["--seed", "42", "-t", "2", "-r", "-o", out.to_str().unwrap()],
+        ]
+        .concat(),
+    );
     assert_eq!(std::fs::read_to_string(&out).unwrap(), one);
 }
 
@@ -326,10 +345,28 @@ fn quiet_and_search_filters() {
 fn help_documents_every_option_and_arasan_names() {
     let (help, _) = run_ok(&["--help"]);
     for option in [
-        "--output", "--min-ply", "--max-ply", "--min-gap", "--max-gap", "--random-move",
-        "--quiet", "--max-score", "--search-depth", "--min-elo", "--min-game-plies",
-        "--min-pieces", "--no-dedup", "--no-result", "--format", "--seed", "--threads",
-        "-min N = --min-ply", "-max N = --max-ply", "-d N", "-s N", "-r =",
+        "--output",
+        "--min-ply",
+        "--max-ply",
+        "--min-gap",
+        "--max-gap",
+        "--random-move",
+        "--quiet",
+        "--max-score",
+        "--search-depth",
+        "--min-elo",
+        "--min-game-plies",
+        "--min-pieces",
+        "--no-dedup",
+        "--no-result",
+        "--format",
+        "--seed",
+        "--threads",
+        "-min N = --min-ply",
+        "-max N = --max-ply",
+        "-d N",
+        "-s N",
+        "-r =",
     ] {
         assert!(help.contains(option), "--help lacks {option}");
     }
