@@ -19,7 +19,7 @@ use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result, bail};
-use engine::input::Input;
+use engine::input::{ByteCounter, Input};
 use engine::pgn_chunks::{GameChunk, GameChunker};
 
 use crate::chunk_selection::{ChunkSelection, ChunkWorker, select_from_chunk};
@@ -33,6 +33,18 @@ use crate::stats::SelectionStats;
 /// Chunks in memory per worker thread (being read, worked on, or waiting to
 /// be merged).
 const CHUNKS_IN_FLIGHT_PER_THREAD: usize = 4;
+
+/// Chunk size aimed at when reading games: small enough that two workers
+/// stay balanced to the end of a modest file, large enough that the
+/// hand-over costs nothing.
+const CHUNK_BYTES: usize = 1 << 18;
+
+/// Chunk size when positions are searched (`--max-score`, `--quiet=resolve`):
+/// a chunk then takes a thousand times longer, so it is cut smaller to keep
+/// the workers balanced and the progress bar moving. The searchers' tables
+/// are cleared at each chunk, so this size is part of what determines the
+/// output (the thread count is not).
+const SEARCH_CHUNK_BYTES: usize = 1 << 15;
 
 /// Messages about malformed games printed before they are only counted.
 const MAX_PROBLEMS_SHOWN: u64 = 100;
@@ -58,6 +70,8 @@ pub struct RunSettings {
 struct WorkItem {
     sequence: u64,
     file_index: usize,
+    /// Bytes read from all inputs when the chunk was cut (for progress).
+    bytes_read: u64,
     chunk: GameChunk,
 }
 
@@ -65,20 +79,23 @@ struct WorkItem {
 struct Finished {
     sequence: u64,
     file_index: usize,
+    bytes_read: u64,
     selection: ChunkSelection,
 }
 
 /// Reads every input in order, cutting it into chunks.
 fn read_inputs(
     inputs: Vec<Input>,
+    chunk_bytes: usize,
     work: SyncSender<WorkItem>,
     credits: Receiver<()>,
     interrupted: &AtomicBool,
 ) -> Result<()> {
     let mut sequence = 0;
+    let counters: Vec<ByteCounter> = inputs.iter().map(Input::bytes_read).collect();
     for (file_index, input) in inputs.into_iter().enumerate() {
         let path = input.path().to_path_buf();
-        let mut chunker = GameChunker::new(input.into_reader());
+        let mut chunker = GameChunker::with_target(input.into_reader(), chunk_bytes);
         loop {
             if interrupted.load(Ordering::Relaxed) {
                 return Ok(());
@@ -93,6 +110,7 @@ fn read_inputs(
             let item = WorkItem {
                 sequence,
                 file_index,
+                bytes_read: counters.iter().map(ByteCounter::get).sum(),
                 chunk,
             };
             if work.send(item).is_err() {
@@ -122,6 +140,7 @@ fn work(settings: RunSettings, items: &Mutex<Receiver<WorkItem>>, finished: Sync
         let done = Finished {
             sequence: item.sequence,
             file_index: item.file_index,
+            bytes_read: item.bytes_read,
             selection,
         };
         if finished.send(done).is_err() {
@@ -176,7 +195,7 @@ impl Merger<'_> {
             start = end;
         }
         self.progress
-            .update(self.stats.games_read, self.stats.written);
+            .update(done.bytes_read, self.stats.games_read, self.stats.written);
         Ok(())
     }
 }
@@ -213,8 +232,21 @@ pub fn run(
         sink,
         progress,
     };
+    let chunk_bytes = if settings.positions.needs_searcher() {
+        SEARCH_CHUNK_BYTES
+    } else {
+        CHUNK_BYTES
+    };
     let (merged, read) = std::thread::scope(|scope| {
-        let reader = scope.spawn(|| read_inputs(inputs, work_sender, credit_receiver, interrupted));
+        let reader = scope.spawn(|| {
+            read_inputs(
+                inputs,
+                chunk_bytes,
+                work_sender,
+                credit_receiver,
+                interrupted,
+            )
+        });
         let work_receiver = Arc::new(Mutex::new(work_receiver));
         for _ in 0..threads {
             let items = Arc::clone(&work_receiver);

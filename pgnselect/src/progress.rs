@@ -1,5 +1,6 @@
-//! The progress bar shown on a terminal: bytes read against the inputs'
-//! total size, games read, positions written and their rate.
+//! The progress bar shown on a terminal: input bytes done (read and
+//! merged into the output) against the inputs' total size, games read,
+//! positions written and their rate.
 //!
 //! When standard error is not a terminal (or `--no-progress` is given) the
 //! bar is hidden and costs nothing; messages about malformed games are
@@ -16,7 +17,7 @@ const TICK: Duration = Duration::from_millis(200);
 
 /// Layout of the bar when the total size is known.
 const BAR_TEMPLATE: &str =
-    "{elapsed_precise} [{wide_bar}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta} {msg}";
+    "{elapsed_precise} [{bar:24}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta} {msg}";
 
 /// Layout when reading standard input.
 const SPINNER_TEMPLATE: &str = "{spinner} {elapsed_precise} {bytes} {bytes_per_sec} {msg}";
@@ -62,12 +63,13 @@ impl Progress {
         self.counters.iter().map(ByteCounter::get).sum()
     }
 
-    /// Refreshes the counts.
-    pub fn update(&self, games: u64, positions: u64) {
+    /// Refreshes the counts; `bytes_done` is how much of the input the
+    /// merged output accounts for.
+    pub fn update(&self, bytes_done: u64, games: u64, positions: u64) {
         if self.bar.is_hidden() {
             return;
         }
-        self.bar.set_position(self.bytes_read());
+        self.bar.set_position(bytes_done);
         let seconds = self.started.elapsed().as_secs_f64().max(f64::MIN_POSITIVE);
         self.bar.set_message(format!(
             "{games} games, {positions} positions ({:.0}/s)",
