@@ -53,11 +53,15 @@ Arasan pgnselect options: -min N = --min-ply N, -max N = --max-ply N,
 
 Determinism: the same --seed and inputs give byte-identical output for any
 --threads; each game's random numbers depend only on the seed, the file's
-position in the argument list and the game's byte offset in the file.";
+position in the argument list and the game's byte offset in the file. With
+--max-score or --quiet=resolve the engine's tables are cleared at the start of
+every chunk of input (32 KiB of games), so searches do not depend on which
+thread ran them either.";
 
-/// Samples training positions from PGN game collections.
+/// pgnselect: samples training positions from PGN game collections, labeled
+/// with the game result, for the tuner (or, with --no-result, the labeler).
 #[derive(Parser, Debug)]
-#[command(version, about, long_about = None, after_help = AFTER_HELP)]
+#[command(version, after_help = AFTER_HELP)]
 pub struct Cli {
     /// PGN files to read (plain, .gz or .zst, recognised by content); `-`
     /// reads standard input.
