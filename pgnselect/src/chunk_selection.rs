@@ -18,7 +18,7 @@ use engine::pgn_chunks::GameChunk;
 use engine::position::key;
 use pgn_reader::Reader;
 
-use crate::game_visitor::{GameVerdict, SamplingVisitor};
+use crate::game_visitor::{GameVerdict, SamplingVisitor, next_game_start};
 use crate::output_format::OutputFormat;
 use crate::position_filter::PositionJudge;
 use crate::stats::SelectionStats;
@@ -115,12 +115,16 @@ pub fn select_from_chunk(
     let searches_before = worker.judge.searches();
     let chunk_is_utf8 = std::str::from_utf8(&chunk.bytes).is_ok();
     let consumed = Cell::new(0usize);
-    let mut reader = Reader::build(TrackedSlice {
-        bytes: &chunk.bytes,
-        consumed: &consumed,
-    })
-    .set_supported_comment_length(SUPPORTED_COMMENT_BYTES)
-    .finish();
+    let reader_at = |offset: usize| {
+        consumed.set(offset);
+        Reader::build(TrackedSlice {
+            bytes: &chunk.bytes,
+            consumed: &consumed,
+        })
+        .set_supported_comment_length(SUPPORTED_COMMENT_BYTES)
+        .finish()
+    };
+    let mut reader = reader_at(0);
     let mut selection = ChunkSelection::default();
     let mut game_in_chunk = 0u64;
     let mut last_start = None;
@@ -156,6 +160,23 @@ pub fn select_from_chunk(
             Ok(None) => break,
             Err(e) => GameVerdict::Malformed(e.to_string()),
         };
+        if worker.visitor.take_unterminated_comment() {
+            selection.stats.games_read += 1;
+            selection.stats.malformed += 1;
+            selection.problems.push(Problem {
+                game_in_chunk,
+                line: chunk.line_at(start),
+                message: "unterminated comment: a '{' runs into the next game".to_string(),
+            });
+            game_in_chunk += 1;
+            match next_game_start(&chunk.bytes, start + 1) {
+                Some(next) => {
+                    reader = reader_at(next);
+                    continue;
+                }
+                None => break,
+            }
+        }
         selection.stats.games_read += 1;
         let game_text = &chunk.bytes[start..end.max(start)];
         let verdict = match verdict {

@@ -8,14 +8,16 @@
 //! malformed, and remembers the positions at the sampled plies as
 //! [`Candidate`]s. A game must end with a termination marker (`1-0`, `0-1`,
 //! `1/2-1/2`, `*`); a game without one was cut short and is malformed.
-//! The candidates are kept only once the whole game has been read; the
-//! caller then takes them with [`SamplingVisitor::take_candidates`].
+//! A comment that runs into the next game (a `{` without its `}`) makes the
+//! game malformed and asks the caller to start reading again at the next
+//! game. The candidates are kept only once the whole game has been read;
+//! the caller then takes them with [`SamplingVisitor::take_candidates`].
 
 use std::ops::ControlFlow;
 
 use engine::labeled::GameResult;
 use engine::position::key;
-use pgn_reader::{Outcome, RawTag, SanPlus, Skip, Visitor};
+use pgn_reader::{Outcome, RawComment, RawTag, SanPlus, Skip, Visitor};
 use shakmaty::{Chess, Position};
 
 use crate::game_filter::{GameFilter, GameHeader, SkipReason};
@@ -80,6 +82,22 @@ pub struct SamplingVisitor {
     rng: GameRng,
     candidates: Vec<Candidate>,
     history: Vec<u64>,
+    unterminated_comment: bool,
+}
+
+/// Offset of the first game start in `bytes` at or after `from`: a `[`
+/// opening a line that follows a blank line.
+pub fn next_game_start(bytes: &[u8], from: usize) -> Option<usize> {
+    let mut at = from;
+    while let Some(found) = bytes.get(at..)?.iter().position(|&b| b == b'[') {
+        at += found;
+        let before = &bytes[..at];
+        if before.ends_with(b"\n\n") || before.ends_with(b"\n\r\n") {
+            return Some(at);
+        }
+        at += 1;
+    }
+    None
 }
 
 impl SamplingVisitor {
@@ -92,7 +110,15 @@ impl SamplingVisitor {
             rng: game_rng(settings.seed, 0, 0),
             candidates: Vec::new(),
             history: Vec::new(),
+            unterminated_comment: false,
         }
+    }
+
+    /// Whether the last game was cut off by a comment running into the
+    /// next game (a `{` without its `}`): the reader then swallowed the
+    /// games that follow, and reading must start again at the next game.
+    pub fn take_unterminated_comment(&mut self) -> bool {
+        std::mem::take(&mut self.unterminated_comment)
     }
 
     /// Names the next game: its file and the offset of its first byte,
@@ -219,6 +245,20 @@ impl Visitor for SamplingVisitor {
         ControlFlow::Continue(())
     }
 
+    fn comment(
+        &mut self,
+        _game: &mut GameInProgress,
+        comment: RawComment<'_>,
+    ) -> ControlFlow<GameVerdict> {
+        if next_game_start(comment.as_bytes(), 0).is_some() {
+            self.unterminated_comment = true;
+            return ControlFlow::Break(GameVerdict::Malformed(
+                "unterminated comment: a '{' runs into the next game".to_string(),
+            ));
+        }
+        ControlFlow::Continue(())
+    }
+
     fn begin_variation(&mut self, _game: &mut GameInProgress) -> ControlFlow<GameVerdict, Skip> {
         ControlFlow::Continue(Skip(true))
     }
@@ -252,5 +292,19 @@ impl Visitor for SamplingVisitor {
             candidate.has_successor = candidate.ply < game.ply;
         }
         GameVerdict::Used(game.result)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn game_starts_follow_a_blank_line() {
+        let text = b"[Event \"a\"]\n\n1. e4 {[%clk 0:03:00]} *\n\n[Event \"b\"]\r\n\r\n[x";
+        let second = next_game_start(text, 1).unwrap();
+        assert!(text[second..].starts_with(b"[Event \"b\"]"));
+        assert_eq!(next_game_start(text, second + 1), Some(text.len() - 2));
+        assert_eq!(next_game_start(b"{[%clk 0:03:00]}", 0), None);
     }
 }

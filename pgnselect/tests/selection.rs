@@ -230,6 +230,11 @@ fn malformed_games_are_reported_skipped_and_counted() {
     corrupt(&mut text, 5, "[Round \"?\"]", "[FEN \"8/8/8/8 w - - 0 1\"]");
     // Game 7: a first move no piece can play.
     corrupt(&mut text, 7, "1.", "1.Nd5 ");
+    // Game 11: a comment that is never closed (it would swallow the games
+    // up to the next '}' if reading did not start again at game 12).
+    corrupt(&mut text, 11, "1.", "{ never closed 1.");
+    // Game 13: a comment that is closed, so only game 12 is swallowed.
+    corrupt(&mut text, 13, "1.", "} 1.");
     let mut bytes = text.into_bytes();
     // Game 9: invalid UTF-8 in a tag.
     let ninth = String::from_utf8_lossy(&bytes)
@@ -247,9 +252,9 @@ fn malformed_games_are_reported_skipped_and_counted() {
 
     let (stdout, stderr) = run_ok(&[path.to_str().unwrap()]);
     assert_eq!(count(&stderr, " games read"), 300, "{stderr}");
-    assert_eq!(count_after(&stderr, "malformed "), 6, "{stderr}");
-    assert_eq!(count_after(&stderr, "games used "), 294, "{stderr}");
-    for game in [1, 3, 5, 7, 9, 300] {
+    assert_eq!(count_after(&stderr, "malformed "), 7, "{stderr}");
+    assert_eq!(count_after(&stderr, "games used "), 293, "{stderr}");
+    for game in [1, 3, 5, 7, 9, 11, 300] {
         let needle = format!(": game {game}: ");
         let line = stderr
             .lines()
