@@ -268,6 +268,33 @@ fn malformed_games_are_reported_skipped_and_counted() {
 }
 
 #[test]
+fn compressed_files_and_standard_input_read_the_same() {
+    use std::io::Write;
+    let text = std::fs::read(fischer()).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let gz = dir.path().join("games.pgn.gz");
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(&text).unwrap();
+    std::fs::write(&gz, encoder.finish().unwrap()).unwrap();
+    let zst = dir.path().join("games.pgn.zst");
+    std::fs::write(&zst, zstd::encode_all(&text[..], 3).unwrap()).unwrap();
+    let (plain, _) = run_ok(&[fischer().to_str().unwrap()]);
+    assert_eq!(run_ok(&[gz.to_str().unwrap()]).0, plain);
+    assert_eq!(run_ok(&[zst.to_str().unwrap()]).0, plain);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pgnselect"))
+        .args(["-", "--no-progress"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&text).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), plain);
+}
+
+#[test]
 fn missing_and_empty_inputs_are_clear_errors() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("missing.pgn");
