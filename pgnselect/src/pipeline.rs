@@ -161,6 +161,12 @@ struct Merger<'a> {
 }
 
 impl Merger<'_> {
+    fn write_lines(&mut self, lines: &[u8]) -> Result<()> {
+        self.sink
+            .write_all(lines)
+            .context("cannot write the output")
+    }
+
     fn write(&mut self, done: Finished) -> Result<()> {
         let selection = done.selection;
         let path = self.paths[done.file_index].display();
@@ -181,19 +187,22 @@ impl Merger<'_> {
         }
         self.games_per_file[done.file_index] += selection.stats.games_read;
         self.stats.add(&selection.stats);
-        let mut start = 0;
+        // Lines are written in runs between duplicates: one write per chunk
+        // in the common case.
+        let mut run_start = 0;
+        let mut line_start = 0;
         for &(key, end) in &selection.lines {
             let fresh = self.keys.as_mut().is_none_or(|keys| keys.insert(key));
             if fresh {
-                self.sink
-                    .write_all(&selection.text[start..end])
-                    .context("cannot write the output")?;
                 self.stats.written += 1;
             } else {
+                self.write_lines(&selection.text[run_start..line_start])?;
+                run_start = end;
                 self.stats.duplicates += 1;
             }
-            start = end;
+            line_start = end;
         }
+        self.write_lines(&selection.text[run_start..])?;
         self.progress
             .update(done.bytes_read, self.stats.games_read, self.stats.written);
         Ok(())
