@@ -18,7 +18,7 @@ use engine::pgn_chunks::GameChunk;
 use engine::position::key;
 use pgn_reader::Reader;
 
-use crate::game_visitor::{GameVerdict, SamplingVisitor, next_game_start};
+use crate::game_visitor::{GameVerdict, SamplingVisitor, UNTERMINATED_COMMENT, next_game_start};
 use crate::output_format::OutputFormat;
 use crate::position_filter::PositionJudge;
 use crate::stats::SelectionStats;
@@ -50,6 +50,18 @@ pub struct ChunkSelection {
     pub stats: SelectionStats,
     /// Malformed games, in order.
     pub problems: Vec<Problem>,
+}
+
+impl ChunkSelection {
+    /// Counts a malformed game and records where and why.
+    fn report(&mut self, game_in_chunk: u64, line: u64, message: String) {
+        self.stats.malformed += 1;
+        self.problems.push(Problem {
+            game_in_chunk,
+            line,
+            message,
+        });
+    }
 }
 
 /// The per-thread state and settings of a worker.
@@ -105,6 +117,21 @@ fn broken_tag_line(game: &[u8]) -> Option<(usize, String)> {
     None
 }
 
+/// What pgn-reader lets through in a game's text: a broken tag line, or
+/// bytes that are not UTF-8 (checked only when the chunk as a whole is
+/// not valid UTF-8). The offset in `game` and a description.
+fn text_problem(game: &[u8], chunk_is_utf8: bool) -> Option<(usize, String)> {
+    if let Some(problem) = broken_tag_line(game) {
+        return Some(problem);
+    }
+    if chunk_is_utf8 {
+        return None;
+    }
+    std::str::from_utf8(game)
+        .err()
+        .map(|e| (e.valid_up_to(), "invalid UTF-8".to_string()))
+}
+
 /// Runs the worker over every game of `chunk` from input file `file_index`.
 pub fn select_from_chunk(
     worker: &mut ChunkWorker,
@@ -135,12 +162,9 @@ pub fn select_from_chunk(
             Ok(true) => {}
             Ok(false) => break,
             Err(e) => {
-                selection.stats.malformed += 1;
-                selection.problems.push(Problem {
-                    game_in_chunk,
-                    line: chunk.line_at(position_of(&reader)),
-                    message: format!("unreadable PGN ({e}); the rest of the chunk is skipped"),
-                });
+                let line = chunk.line_at(position_of(&reader));
+                let message = format!("unreadable PGN ({e}); the rest of the chunk is skipped");
+                selection.report(game_in_chunk, line, message);
                 break;
             }
         }
@@ -160,15 +184,16 @@ pub fn select_from_chunk(
             Ok(None) => break,
             Err(e) => GameVerdict::Malformed(e.to_string()),
         };
+        selection.stats.games_read += 1;
+        let this_game = game_in_chunk;
+        game_in_chunk += 1;
         if worker.visitor.take_unterminated_comment() {
-            selection.stats.games_read += 1;
-            selection.stats.malformed += 1;
-            selection.problems.push(Problem {
-                game_in_chunk,
-                line: chunk.line_at(start),
-                message: "unterminated comment: a '{' runs into the next game".to_string(),
-            });
-            game_in_chunk += 1;
+            selection.report(
+                this_game,
+                chunk.line_at(start),
+                UNTERMINATED_COMMENT.to_string(),
+            );
+            // The reader swallowed what follows: start again at the next game.
             match next_game_start(&chunk.bytes, start + 1) {
                 Some(next) => {
                     reader = reader_at(next);
@@ -177,52 +202,24 @@ pub fn select_from_chunk(
                 None => break,
             }
         }
-        selection.stats.games_read += 1;
         let game_text = &chunk.bytes[start..end.max(start)];
-        let verdict = match verdict {
-            GameVerdict::Malformed(_) => verdict,
-            _ => {
-                if let Some((offset, message)) = broken_tag_line(game_text) {
-                    let line = chunk.line_at(start + offset);
-                    selection.problems.push(Problem {
-                        game_in_chunk,
-                        line,
-                        message,
-                    });
-                    selection.stats.malformed += 1;
-                    game_in_chunk += 1;
-                    continue;
-                }
-                if !chunk_is_utf8 && let Err(e) = std::str::from_utf8(game_text) {
-                    let line = chunk.line_at(start + e.valid_up_to());
-                    selection.problems.push(Problem {
-                        game_in_chunk,
-                        line,
-                        message: "invalid UTF-8".to_string(),
-                    });
-                    selection.stats.malformed += 1;
-                    game_in_chunk += 1;
-                    continue;
-                }
-                verdict
-            }
+        let text_problem = match verdict {
+            GameVerdict::Malformed(_) => None,
+            _ => text_problem(game_text, chunk_is_utf8),
         };
-        match verdict {
-            GameVerdict::Used(result) => {
+        match (verdict, text_problem) {
+            (_, Some((offset, message))) => {
+                selection.report(this_game, chunk.line_at(start + offset), message);
+            }
+            (GameVerdict::Used(result), None) => {
                 selection.stats.games_used += 1;
                 add_positions(worker, result, &mut selection);
             }
-            GameVerdict::Skipped(reason) => selection.stats.count_skip(reason),
-            GameVerdict::Malformed(message) => {
-                selection.stats.malformed += 1;
-                selection.problems.push(Problem {
-                    game_in_chunk,
-                    line: chunk.line_at(end.saturating_sub(1)),
-                    message,
-                });
+            (GameVerdict::Skipped(reason), None) => selection.stats.count_skip(reason),
+            (GameVerdict::Malformed(message), None) => {
+                selection.report(this_game, chunk.line_at(end.saturating_sub(1)), message);
             }
         }
-        game_in_chunk += 1;
     }
     selection.stats.searches = worker.judge.searches() - searches_before;
     selection

@@ -85,6 +85,9 @@ pub struct SamplingVisitor {
     unterminated_comment: bool,
 }
 
+/// What is wrong with a game whose comment runs into the next game.
+pub const UNTERMINATED_COMMENT: &str = "unterminated comment: a '{' runs into the next game";
+
 /// Offset of the first game start in `bytes` at or after `from`: a `[`
 /// opening a line that follows a blank line.
 pub fn next_game_start(bytes: &[u8], from: usize) -> Option<usize> {
@@ -252,9 +255,7 @@ impl Visitor for SamplingVisitor {
     ) -> ControlFlow<GameVerdict> {
         if next_game_start(comment.as_bytes(), 0).is_some() {
             self.unterminated_comment = true;
-            return ControlFlow::Break(GameVerdict::Malformed(
-                "unterminated comment: a '{' runs into the next game".to_string(),
-            ));
+            return ControlFlow::Break(GameVerdict::Malformed(UNTERMINATED_COMMENT.to_string()));
         }
         ControlFlow::Continue(())
     }
