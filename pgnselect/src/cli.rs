@@ -25,6 +25,22 @@ const MAX_SEARCH_DEPTH: u32 = 32;
 /// Default seed: runs are reproducible unless another seed is asked for.
 const DEFAULT_SEED: u64 = 0;
 
+/// Default first sampled ply: the opening
+/// is left to the book.
+const DEFAULT_MIN_PLY: u32 = 20;
+
+/// Default last sampled ply.
+const DEFAULT_MAX_PLY: u32 = 150;
+
+/// Default fewest plies between two samples of a game.
+const DEFAULT_MIN_GAP: u32 = 3;
+
+/// Default most plies between two samples of a game.
+const DEFAULT_MAX_GAP: u32 = 16;
+
+/// Default depth of the `--max-score` search.
+const DEFAULT_SEARCH_DEPTH: u32 = 2;
+
 const AFTER_HELP: &str = "\
 Sampling: in each game the first candidate ply is drawn uniformly in
 [min-ply, min-ply + max-gap), each next one min-gap..=max-gap plies after the
@@ -74,19 +90,19 @@ pub struct Cli {
     pub output: Option<PathBuf>,
 
     /// First ply that may be sampled (Arasan: -min).
-    #[arg(long, default_value_t = 20, value_name = "PLY")]
+    #[arg(long, default_value_t = DEFAULT_MIN_PLY, value_name = "PLY")]
     pub min_ply: u32,
 
     /// Last ply that may be sampled (Arasan: -max).
-    #[arg(long, default_value_t = 150, value_name = "PLY")]
+    #[arg(long, default_value_t = DEFAULT_MAX_PLY, value_name = "PLY")]
     pub max_ply: u32,
 
     /// Fewest plies between two samples of a game (at least 1).
-    #[arg(long, default_value_t = 3, value_name = "PLIES")]
+    #[arg(long, default_value_t = DEFAULT_MIN_GAP, value_name = "PLIES")]
     pub min_gap: u32,
 
     /// Most plies between two samples of a game.
-    #[arg(long, default_value_t = 16, value_name = "PLIES")]
+    #[arg(long, default_value_t = DEFAULT_MAX_GAP, value_name = "PLIES")]
     pub max_gap: u32,
 
     /// Play one random legal move from each sampled position and write the
@@ -117,7 +133,7 @@ pub struct Cli {
     #[arg(
         short = 'd',
         long,
-        default_value_t = 2,
+        default_value_t = DEFAULT_SEARCH_DEPTH,
         value_name = "PLIES",
         requires = "max_score"
     )]
