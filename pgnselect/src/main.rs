@@ -56,6 +56,14 @@ fn run(cli: &Cli, interrupted: &AtomicBool) -> Result<()> {
     Ok(())
 }
 
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let interrupted = Arc::new(AtomicBool::new(false));
@@ -66,6 +74,9 @@ fn main() -> ExitCode {
     }
     match run(&cli, &interrupted) {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader of standard output has gone (e.g. `| head`): stop
+        // quietly, as a program killed by SIGPIPE would.
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("pgnselect: error: {e:#}");
             if interrupted.load(Ordering::Relaxed) {
