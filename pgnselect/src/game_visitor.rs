@@ -40,7 +40,8 @@ pub enum GameVerdict {
 pub struct Candidate {
     /// The position.
     pub position: Chess,
-    /// How many keys of [`SamplingVisitor::history`] precede it.
+    /// How many keys of the game's key history (see
+    /// [`SamplingVisitor::take_candidates`]) precede it.
     pub history_len: usize,
     /// Its ply.
     pub ply: u32,
