@@ -6,7 +6,7 @@
 #   PGN defaults to every collection in $SHARED_DATA/pgn (SHARED_DATA defaults
 #   to ../shared/data beside the repository, else /work/shared/data); the
 #   files are concatenated into one temporary file so that every tool reads
-#   the same bytes. Each figure is the best of RUNS runs (default 3): the
+#   the same bytes. Each figure is the best of RUNS runs (default 5): the
 #   machine is shared, so the fastest run is the least disturbed one. CPU
 #   (user) seconds are printed too, which load from other processes affects
 #   less than wall-clock time.
@@ -14,7 +14,7 @@
 #   PGN_EXTRACT (default: pgn-extract on PATH, else /usr/games/pgn-extract).
 set -euo pipefail
 
-runs=3
+runs=5
 depth=2
 max_score=200
 while getopts "r:d:s:" opt; do
