@@ -243,6 +243,18 @@ fn malformed_games_are_reported_skipped_and_counted() {
         .unwrap()
         .0;
     bytes[ninth + 7] = 0xff;
+    // Game 15: invalid UTF-8 in the movetext (pgn-reader skips the token).
+    let fifteenth = String::from_utf8_lossy(&bytes)
+        .match_indices("[Event ")
+        .nth(14)
+        .unwrap()
+        .0;
+    let first_move = fifteenth
+        + bytes[fifteenth..]
+            .windows(3)
+            .position(|w| w == b"\n1.")
+            .unwrap();
+    bytes.splice(first_move + 3..first_move + 3, [b' ', 0xfe, b' ']);
     // The last game is cut short in its movetext.
     let last = bytes.len() - 40;
     bytes.truncate(last);
@@ -252,9 +264,9 @@ fn malformed_games_are_reported_skipped_and_counted() {
 
     let (stdout, stderr) = run_ok(&[path.to_str().unwrap()]);
     assert_eq!(count(&stderr, " games read"), 300, "{stderr}");
-    assert_eq!(count_after(&stderr, "malformed "), 7, "{stderr}");
-    assert_eq!(count_after(&stderr, "games used "), 293, "{stderr}");
-    for game in [1, 3, 5, 7, 9, 11, 300] {
+    assert_eq!(count_after(&stderr, "malformed "), 8, "{stderr}");
+    assert_eq!(count_after(&stderr, "games used "), 292, "{stderr}");
+    for game in [1, 3, 5, 7, 9, 11, 15, 300] {
         let needle = format!(": game {game}: ");
         let line = stderr
             .lines()
