@@ -10,6 +10,7 @@ pub mod input;
 pub mod labeled;
 pub mod movepick;
 pub mod perft;
+pub mod pgn_chunks;
 pub mod position;
 pub mod search;
 pub mod timeman;

@@ -1,14 +1,89 @@
-//! `pgnselect` command-line tool (placeholder until its issue is implemented).
+//! `pgnselect`: samples training positions from PGN game collections.
+//!
+//! The binary parses the command line ([`cli`]), opens every input up front
+//! so that a missing or empty file is reported before any work, runs the
+//! parallel selection ([`pipeline`]) and prints the summary ([`stats`]).
+//! Ctrl-C stops the run and leaves a previous output file untouched.
 
+mod chunk_selection;
+mod cli;
+mod game_filter;
+mod game_visitor;
+mod key_set;
+mod output_format;
+mod pipeline;
+mod position_filter;
+mod progress;
+mod sampling;
+mod san_move;
+mod stats;
+
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use anyhow::{Context, Result};
 use clap::Parser;
+use engine::input::open_input;
 
-/// pgnselect: part of the engine tuning toolchain (not yet implemented).
-#[derive(Parser, Debug)]
-#[command(version, about)]
-struct Cli {}
+use crate::cli::Cli;
+use crate::output_format::OutputSink;
+use crate::progress::Progress;
 
-fn main() {
-    let _cli = Cli::parse();
-    eprintln!("pgnselect: not implemented yet; see --help");
-    std::process::exit(2);
+/// Exit status of a run stopped by Ctrl-C (128 + SIGINT).
+const EXIT_INTERRUPTED: u8 = 130;
+
+fn run(cli: &Cli, interrupted: &AtomicBool) -> Result<()> {
+    let settings = cli.settings()?;
+    let mut inputs = Vec::with_capacity(cli.inputs.len());
+    for path in &cli.inputs {
+        inputs.push(open_input(path).context("cannot read the input")?);
+    }
+    let total: Option<u64> = inputs.iter().map(|i| i.total_bytes()).sum();
+    let counters = inputs.iter().map(|i| i.bytes_read()).collect();
+    let progress = Progress::new(counters, total, !cli.no_progress);
+    let mut sink = OutputSink::open(cli.output.as_deref())?;
+    let started = Instant::now();
+    let stats = pipeline::run(settings, inputs, &mut sink, &progress, interrupted);
+    progress.finish();
+    let stats = stats?;
+    sink.finish()?;
+    eprintln!(
+        "{}",
+        stats.summary(progress.bytes_read(), started.elapsed())
+    );
+    Ok(())
+}
+
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let interrupted = Arc::new(AtomicBool::new(false));
+    {
+        let flag = Arc::clone(&interrupted);
+        // Without the handler Ctrl-C still stops the run, only less tidily.
+        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
+    }
+    match run(&cli, &interrupted) {
+        Ok(()) => ExitCode::SUCCESS,
+        // The reader of standard output has gone (e.g. `| head`): stop
+        // quietly, as a program killed by SIGPIPE would.
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("pgnselect: error: {e:#}");
+            if interrupted.load(Ordering::Relaxed) {
+                ExitCode::from(EXIT_INTERRUPTED)
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+    }
 }

@@ -1,0 +1,233 @@
+//! The command line: options, their documentation and their validation into
+//! the settings of a run.
+//!
+//! Arasan's `pgnselect` options map as follows: `-min` → `--min-ply`, `-max`
+//! → `--max-ply`, `-d` → `-d`/`--search-depth`, `-s` → `-s`/`--max-score`,
+//! `-r` → `-r`/`--random-move` (single-dash words like `-min` cannot be
+//! short options).
+
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+use clap::Parser;
+
+use crate::game_filter::GameFilter;
+use crate::game_visitor::VisitorSettings;
+use crate::output_format::OutputFormat;
+use crate::pipeline::RunSettings;
+use crate::position_filter::{PositionFilter, QuietMode, ScoreBound};
+use crate::sampling::SamplingRules;
+
+/// Deepest `--search-depth` accepted: deeper searches make no sense for
+/// filtering and would take hours on a large collection.
+const MAX_SEARCH_DEPTH: u32 = 32;
+
+/// Default seed: runs are reproducible unless another seed is asked for.
+const DEFAULT_SEED: u64 = 0;
+
+/// Default first sampled ply: the opening
+/// is left to the book.
+const DEFAULT_MIN_PLY: u32 = 20;
+
+/// Default last sampled ply.
+const DEFAULT_MAX_PLY: u32 = 150;
+
+/// Default fewest plies between two samples of a game.
+const DEFAULT_MIN_GAP: u32 = 3;
+
+/// Default most plies between two samples of a game.
+const DEFAULT_MAX_GAP: u32 = 16;
+
+/// Default depth of the `--max-score` search.
+const DEFAULT_SEARCH_DEPTH: u32 = 2;
+
+const AFTER_HELP: &str = "\
+Sampling: in each game the first candidate ply is drawn uniformly in
+[min-ply, min-ply + max-gap), each next one min-gap..=max-gap plies after the
+previous candidate; candidates beyond max-ply (or the game's end) are not
+taken. Plies are absolute (from the FEN tag's move number for set-up games),
+so a written position's fmvn tells its ply. A candidate then goes through, in
+order: no legal move (dropped), --random-move, --min-pieces, --quiet,
+--max-score. Games are skipped when they have no result (* or no Result tag),
+a Termination tag other than normal/adjudication (time forfeit, abandoned,
+rules infraction, unterminated, ...), a player below --min-elo (or unrated),
+fewer than --min-game-plies plies, or a non-standard Variant.
+
+Malformed games (illegal or ambiguous moves, broken tag lines, bad FEN tag,
+text cut short without a result marker, invalid UTF-8) are reported on
+stderr as FILE:LINE: game N: reason, skipped and counted; the summary at the
+end gives games read, skipped by reason, malformed, positions written and
+duplicates dropped.
+
+Output lines read back with engine::labeled (the tuner and the labeler):
+  epd     <board> hmvc H; fmvn F; c9 \"1-0\";
+  arasan  <board> c2 \"1.0\";
+  csv     fen,result,score header, then <fen>,<1-0|0-1|1/2-1/2>, (score empty)
+
+Arasan pgnselect options: -min N = --min-ply N, -max N = --max-ply N,
+-d N = -d/--search-depth N, -s N = -s/--max-score N, -r = -r/--random-move.
+
+Determinism: the same --seed and inputs give byte-identical output for any
+--threads; each game's random numbers depend only on the seed, the file's
+position in the argument list and the game's byte offset in the file. With
+--max-score or --quiet=resolve the engine's tables are cleared at the start of
+every chunk of input (32 KiB of games), so searches do not depend on which
+thread ran them either.";
+
+/// pgnselect: samples training positions from PGN game collections, labeled
+/// with the game result, for the tuner (or, with --no-result, the labeler).
+#[derive(Parser, Debug)]
+#[command(version, after_help = AFTER_HELP)]
+pub struct Cli {
+    /// PGN files to read (plain, .gz or .zst, recognised by content); `-`
+    /// reads standard input.
+    #[arg(required = true, value_name = "PGN")]
+    pub inputs: Vec<PathBuf>,
+
+    /// Output file, written to a temporary file and renamed at the end;
+    /// standard output when absent or `-`.
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+
+    /// First ply that may be sampled (Arasan: -min).
+    #[arg(long, default_value_t = DEFAULT_MIN_PLY, value_name = "PLY")]
+    pub min_ply: u32,
+
+    /// Last ply that may be sampled (Arasan: -max).
+    #[arg(long, default_value_t = DEFAULT_MAX_PLY, value_name = "PLY")]
+    pub max_ply: u32,
+
+    /// Fewest plies between two samples of a game (at least 1).
+    #[arg(long, default_value_t = DEFAULT_MIN_GAP, value_name = "PLIES")]
+    pub min_gap: u32,
+
+    /// Most plies between two samples of a game.
+    #[arg(long, default_value_t = DEFAULT_MAX_GAP, value_name = "PLIES")]
+    pub max_gap: u32,
+
+    /// Play one random legal move from each sampled position and write the
+    /// position after it instead (Arasan: -r).
+    #[arg(short = 'r', long)]
+    pub random_move: bool,
+
+    /// Keep only quiet positions: `check` drops positions in check or with
+    /// a capture or promotion winning material by SEE; `resolve` replaces a
+    /// position by the quiet leaf of the engine's quiescence search. Plain
+    /// `--quiet` means `--quiet=check`.
+    #[arg(
+        long,
+        value_enum,
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "check",
+        value_name = "MODE"
+    )]
+    pub quiet: Option<QuietMode>,
+
+    /// Drop positions whose search score (side to move, centipawns) is
+    /// beyond ±CP; the only option that searches (Arasan: -s).
+    #[arg(short = 's', long, value_name = "CP", allow_negative_numbers = false)]
+    pub max_score: Option<u32>,
+
+    /// Depth of the --max-score search, in plies (Arasan: -d).
+    #[arg(
+        short = 'd',
+        long,
+        default_value_t = DEFAULT_SEARCH_DEPTH,
+        value_name = "PLIES",
+        requires = "max_score"
+    )]
+    pub search_depth: u32,
+
+    /// Skip games unless both players are rated at least ELO.
+    #[arg(long, value_name = "ELO")]
+    pub min_elo: Option<u32>,
+
+    /// Skip games with fewer plies.
+    #[arg(long, default_value_t = 0, value_name = "PLIES")]
+    pub min_game_plies: u32,
+
+    /// Drop positions with fewer pieces on the board (kings and pawns
+    /// included).
+    #[arg(long, default_value_t = 0, value_name = "N")]
+    pub min_pieces: u32,
+
+    /// Keep positions already written (by default a position, identified by
+    /// its Polyglot key, is written once across all inputs, first occurrence
+    /// in input order).
+    #[arg(long)]
+    pub no_dedup: bool,
+
+    /// Leave out the game result (for the labeler); by default each
+    /// position carries its game's result (c9 / c2 / result column).
+    #[arg(long)]
+    pub no_result: bool,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Epd)]
+    pub format: OutputFormat,
+
+    /// Seed of the random choices (gaps, random moves).
+    #[arg(long, default_value_t = DEFAULT_SEED)]
+    pub seed: u64,
+
+    /// Worker threads (default: the number of cores).
+    #[arg(short = 't', long, value_name = "N")]
+    pub threads: Option<usize>,
+
+    /// Never show the progress bar (it is shown only on a terminal anyway).
+    #[arg(long)]
+    pub no_progress: bool,
+}
+
+impl Cli {
+    /// Validates the options into the settings of a run.
+    ///
+    /// # Errors
+    /// A message naming the offending options.
+    pub fn settings(&self) -> Result<RunSettings> {
+        let rules = SamplingRules {
+            min_ply: self.min_ply,
+            max_ply: self.max_ply,
+            min_gap: self.min_gap,
+            max_gap: self.max_gap,
+        };
+        if let Err(message) = rules.validate() {
+            bail!(message);
+        }
+        if self.search_depth == 0 || self.search_depth > MAX_SEARCH_DEPTH {
+            bail!("--search-depth must be between 1 and {MAX_SEARCH_DEPTH}");
+        }
+        let threads = match self.threads {
+            Some(0) => bail!("--threads must be at least 1"),
+            Some(n) => n,
+            None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        };
+        let score_bound = self.max_score.map(|cp| ScoreBound {
+            max_score: i32::try_from(cp).unwrap_or(i32::MAX),
+            depth: self.search_depth,
+        });
+        let positions = PositionFilter {
+            random_move: self.random_move,
+            min_pieces: self.min_pieces,
+            quiet: self.quiet,
+            score_bound,
+        };
+        Ok(RunSettings {
+            threads,
+            visitor: VisitorSettings {
+                rules,
+                filter: GameFilter {
+                    min_elo: self.min_elo,
+                    min_game_plies: self.min_game_plies,
+                },
+                keep_history: positions.needs_history(),
+                seed: self.seed,
+            },
+            positions,
+            format: self.format,
+            with_result: !self.no_result,
+            dedup: !self.no_dedup,
+        })
+    }
+}

@@ -1,0 +1,233 @@
+//! What happens to a sampled position before it is written: the random
+//! move, the piece-count floor, the quietness test and the search filter.
+//!
+//! [`PositionFilter`] holds the settings and [`PositionJudge`] applies them
+//! with the per-thread state (a [`Searcher`] when a mode needs the engine).
+//! In order: a position without legal moves (mate, stalemate) is dropped;
+//! `--random-move` replaces the position by the one after a uniformly drawn
+//! legal move; `--min-pieces` drops sparse positions; `--quiet=check` drops
+//! positions where the side to move is in check or has a capture (or
+//! promotion) that wins material by static exchange evaluation, while
+//! `--quiet=resolve` replaces the position by the quiet leaf of the engine's
+//! quiescence principal variation; finally `--max-score` searches to
+//! `--search-depth` and drops positions whose score is beyond the bound.
+//! The searcher's tables are cleared at the start of every chunk of input
+//! ([`PositionJudge::reset`]), so results do not depend on which thread
+//! handled which chunk.
+
+use std::sync::Arc;
+
+use clap::ValueEnum;
+use engine::eval::Params;
+use engine::movepick::see_ge;
+use engine::position::piece_count;
+use engine::search::{SearchLimits, Searcher};
+use rand::Rng;
+use shakmaty::{Chess, Position};
+
+use crate::sampling::GameRng;
+
+/// Transposition table of each worker's searcher, in megabytes: depth-limited
+/// searches of a few hundred nodes need no more.
+const SEARCHER_TABLE_MEGABYTES: usize = 1;
+
+/// A capture must win at least this much (centipawns, by SEE) to make a
+/// position not quiet.
+const WINNING_CAPTURE_MARGIN: i32 = 1;
+
+/// How `--quiet` treats tactical positions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum QuietMode {
+    /// Drop positions in check or with a winning capture by SEE.
+    Check,
+    /// Replace positions by the quiet leaf of the quiescence search.
+    Resolve,
+}
+
+/// The search filter (`--max-score`, `--search-depth`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ScoreBound {
+    /// Largest absolute score kept, centipawns.
+    pub max_score: i32,
+    /// Search depth in plies.
+    pub depth: u32,
+}
+
+/// The position-level settings.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct PositionFilter {
+    /// Play one random legal move from each sampled position.
+    pub random_move: bool,
+    /// Drop positions with fewer pieces (kings and pawns included).
+    pub min_pieces: u32,
+    /// The quietness treatment, if any.
+    pub quiet: Option<QuietMode>,
+    /// The search filter, if any.
+    pub score_bound: Option<ScoreBound>,
+}
+
+impl PositionFilter {
+    /// Whether the engine's search is needed.
+    pub fn needs_searcher(&self) -> bool {
+        self.score_bound.is_some() || self.quiet == Some(QuietMode::Resolve)
+    }
+
+    /// Whether the game's position keys are needed (for repetition
+    /// detection in the search).
+    pub fn needs_history(&self) -> bool {
+        self.score_bound.is_some()
+    }
+}
+
+/// Why a sampled position was not kept.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DropReason {
+    /// No legal move (mate or stalemate).
+    GameOver,
+    /// Fewer pieces than `--min-pieces`.
+    FewPieces,
+    /// In check or with a winning capture (`--quiet=check`).
+    NotQuiet,
+    /// Search score beyond `--max-score`.
+    ScoreBeyondBound,
+}
+
+/// Whether the side to move is not in check and has no capture or
+/// promotion winning material by static exchange evaluation.
+pub fn is_quiet(pos: &Chess) -> bool {
+    if pos.is_check() {
+        return false;
+    }
+    !pos.legal_moves()
+        .iter()
+        .any(|&m| (m.is_capture() || m.is_promotion()) && see_ge(pos, m, WINNING_CAPTURE_MARGIN))
+}
+
+/// Applies a [`PositionFilter`] with one thread's state.
+pub struct PositionJudge {
+    filter: PositionFilter,
+    searcher: Option<Searcher>,
+    searches: u64,
+}
+
+impl PositionJudge {
+    /// A judge for one worker thread.
+    pub fn new(filter: PositionFilter) -> PositionJudge {
+        let searcher = filter
+            .needs_searcher()
+            .then(|| Searcher::new(Arc::new(Params::defaults()), SEARCHER_TABLE_MEGABYTES));
+        PositionJudge {
+            filter,
+            searcher,
+            searches: 0,
+        }
+    }
+
+    /// Forgets what the searcher learnt (called at each chunk start).
+    pub fn reset(&mut self) {
+        if let Some(searcher) = &mut self.searcher {
+            searcher.new_game();
+        }
+    }
+
+    /// Number of `--max-score` searches run so far.
+    pub fn searches(&self) -> u64 {
+        self.searches
+    }
+
+    /// Turns a sampled position into the position to write, or says why
+    /// there is none. `history` holds the keys of the game's positions
+    /// before `pos` (empty unless [`PositionFilter::needs_history`]);
+    /// `has_legal_move` says the game went on from `pos`, which spares the
+    /// move generation when nothing else needs it.
+    ///
+    /// # Errors
+    /// The reason the position is dropped.
+    pub fn judge(
+        &mut self,
+        mut pos: Chess,
+        has_legal_move: bool,
+        history: &mut Vec<u64>,
+        rng: &mut GameRng,
+    ) -> Result<Chess, DropReason> {
+        if !has_legal_move && pos.legal_moves().is_empty() {
+            return Err(DropReason::GameOver);
+        }
+        if self.filter.random_move {
+            let moves = pos.legal_moves();
+            let m = moves[rng.random_range(0..moves.len())];
+            if self.filter.needs_history() {
+                history.push(engine::position::key(&pos));
+            }
+            pos.play_unchecked(m);
+            if pos.legal_moves().is_empty() {
+                return Err(DropReason::GameOver);
+            }
+        }
+        if piece_count(&pos) < self.filter.min_pieces {
+            return Err(DropReason::FewPieces);
+        }
+        match self.filter.quiet {
+            None => {}
+            Some(QuietMode::Check) if !is_quiet(&pos) => return Err(DropReason::NotQuiet),
+            Some(QuietMode::Check) => {}
+            Some(QuietMode::Resolve) => {
+                let searcher = self.searcher.as_mut().expect("resolve needs a searcher");
+                let (leaf, _) = searcher.resolve(&pos);
+                if leaf != pos {
+                    // The captures of the line make repetitions impossible.
+                    history.clear();
+                    pos = leaf;
+                }
+                if pos.legal_moves().is_empty() {
+                    return Err(DropReason::GameOver);
+                }
+            }
+        }
+        if let Some(bound) = self.filter.score_bound {
+            let searcher = self
+                .searcher
+                .as_mut()
+                .expect("--max-score needs a searcher");
+            self.searches += 1;
+            let result = searcher.search(&pos, history, &SearchLimits::depth(bound.depth), |_| {});
+            if result.score.abs() > bound.max_score {
+                return Err(DropReason::ScoreBeyondBound);
+            }
+        }
+        Ok(pos)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::position::parse_fen;
+
+    #[test]
+    fn quietness_by_see() {
+        assert!(is_quiet(&Chess::default()));
+        // White can take an undefended queen.
+        let hanging = parse_fen("4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1").unwrap();
+        assert!(!is_quiet(&hanging));
+        // A defended pawn attacked by a queen is no winning capture.
+        let defended = parse_fen("4k3/4p3/3p4/8/8/8/8/3QK3 w - - 0 1").unwrap();
+        assert!(is_quiet(&defended));
+        let check = parse_fen("4k3/8/8/8/8/8/8/4K2r w - - 0 1").unwrap();
+        assert!(!is_quiet(&check));
+    }
+
+    #[test]
+    fn resolve_reaches_a_quiet_leaf() {
+        let mut judge = PositionJudge::new(PositionFilter {
+            quiet: Some(QuietMode::Resolve),
+            ..PositionFilter::default()
+        });
+        let hanging = parse_fen("4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1").unwrap();
+        let mut rng = crate::sampling::game_rng(0, 0, 0);
+        let leaf = judge
+            .judge(hanging, false, &mut Vec::new(), &mut rng)
+            .unwrap();
+        assert!(leaf.board().queens().is_empty());
+    }
+}

@@ -1,0 +1,158 @@
+//! The counters of a run and the summary printed at its end.
+//!
+//! Workers count per chunk into a [`SelectionStats`]; the merger adds the
+//! chunks up and counts duplicates and positions written. The summary goes
+//! to standard error so that it never mixes with output on standard output.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use crate::game_filter::SkipReason;
+use crate::position_filter::DropReason;
+
+/// Bytes in a megabyte, for rates.
+const BYTES_PER_MEGABYTE: f64 = 1_000_000.0;
+
+/// Counters of games and positions.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SelectionStats {
+    /// Games found in the input (used, skipped or malformed).
+    pub games_read: u64,
+    /// Games whose positions were sampled.
+    pub games_used: u64,
+    /// Games without a result.
+    pub skipped_no_result: u64,
+    /// Games with an abnormal `Termination`.
+    pub skipped_termination: u64,
+    /// Games below `--min-elo`.
+    pub skipped_elo: u64,
+    /// Games shorter than `--min-game-plies`.
+    pub skipped_short: u64,
+    /// Games of another variant.
+    pub skipped_variant: u64,
+    /// Malformed games.
+    pub malformed: u64,
+    /// Positions sampled before the position filters.
+    pub candidates: u64,
+    /// Sampled positions without a legal move.
+    pub dropped_game_over: u64,
+    /// Sampled positions below `--min-pieces`.
+    pub dropped_few_pieces: u64,
+    /// Sampled positions that were not quiet.
+    pub dropped_not_quiet: u64,
+    /// Sampled positions beyond `--max-score`.
+    pub dropped_score: u64,
+    /// Searches run for `--max-score`.
+    pub searches: u64,
+    /// Positions dropped as duplicates.
+    pub duplicates: u64,
+    /// Positions written.
+    pub written: u64,
+}
+
+impl SelectionStats {
+    /// Counts a skipped game.
+    pub fn count_skip(&mut self, reason: SkipReason) {
+        *match reason {
+            SkipReason::NoResult => &mut self.skipped_no_result,
+            SkipReason::AbnormalTermination => &mut self.skipped_termination,
+            SkipReason::BelowMinElo => &mut self.skipped_elo,
+            SkipReason::TooShort => &mut self.skipped_short,
+            SkipReason::NotStandardChess => &mut self.skipped_variant,
+        } += 1;
+    }
+
+    /// Counts a dropped position.
+    pub fn count_drop(&mut self, reason: DropReason) {
+        *match reason {
+            DropReason::GameOver => &mut self.dropped_game_over,
+            DropReason::FewPieces => &mut self.dropped_few_pieces,
+            DropReason::NotQuiet => &mut self.dropped_not_quiet,
+            DropReason::ScoreBeyondBound => &mut self.dropped_score,
+        } += 1;
+    }
+
+    /// Adds another set of counters.
+    pub fn add(&mut self, other: &SelectionStats) {
+        self.games_read += other.games_read;
+        self.games_used += other.games_used;
+        self.skipped_no_result += other.skipped_no_result;
+        self.skipped_termination += other.skipped_termination;
+        self.skipped_elo += other.skipped_elo;
+        self.skipped_short += other.skipped_short;
+        self.skipped_variant += other.skipped_variant;
+        self.malformed += other.malformed;
+        self.candidates += other.candidates;
+        self.dropped_game_over += other.dropped_game_over;
+        self.dropped_few_pieces += other.dropped_few_pieces;
+        self.dropped_not_quiet += other.dropped_not_quiet;
+        self.dropped_score += other.dropped_score;
+        self.searches += other.searches;
+        self.duplicates += other.duplicates;
+        self.written += other.written;
+    }
+
+    /// Games skipped for any reason (malformed ones excluded).
+    pub fn skipped(&self) -> u64 {
+        self.skipped_no_result
+            + self.skipped_termination
+            + self.skipped_elo
+            + self.skipped_short
+            + self.skipped_variant
+    }
+
+    /// The end-of-run summary, several lines, without a trailing newline.
+    pub fn summary(&self, input_bytes: u64, elapsed: Duration) -> String {
+        let seconds = elapsed.as_secs_f64().max(f64::MIN_POSITIVE);
+        let mut out = String::new();
+        let _ = writeln!(
+            out,
+            "pgnselect: {} games read, {:.1} MB in {:.2} s ({:.1} MB/s)",
+            self.games_read,
+            input_bytes as f64 / BYTES_PER_MEGABYTE,
+            seconds,
+            input_bytes as f64 / BYTES_PER_MEGABYTE / seconds
+        );
+        let _ = writeln!(
+            out,
+            "  games used {}, skipped {} (no result {}, abnormal termination {}, below min elo {}, too short {}, other variant {}), malformed {}",
+            self.games_used,
+            self.skipped(),
+            self.skipped_no_result,
+            self.skipped_termination,
+            self.skipped_elo,
+            self.skipped_short,
+            self.skipped_variant,
+            self.malformed
+        );
+        let _ = writeln!(
+            out,
+            "  positions sampled {}, dropped {} (no legal move {}, few pieces {}, not quiet {}, beyond max score {})",
+            self.candidates,
+            self.dropped_game_over
+                + self.dropped_few_pieces
+                + self.dropped_not_quiet
+                + self.dropped_score,
+            self.dropped_game_over,
+            self.dropped_few_pieces,
+            self.dropped_not_quiet,
+            self.dropped_score
+        );
+        let _ = write!(
+            out,
+            "  duplicates dropped {}, positions written {} ({:.0} positions/s)",
+            self.duplicates,
+            self.written,
+            self.written as f64 / seconds
+        );
+        if self.searches > 0 {
+            let _ = write!(
+                out,
+                "\n  searches {} ({:.0} searched positions/s)",
+                self.searches,
+                self.searches as f64 / seconds
+            );
+        }
+        out
+    }
+}
