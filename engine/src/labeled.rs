@@ -111,17 +111,20 @@ impl LabeledPosition {
     /// The canonical EPD line (without newline): board fields, `hmvc`,
     /// `fmvn`, then `c9` and `ce` when known.
     pub fn to_epd(&self) -> String {
-        let mut out = format!(
-            "{} hmvc {}; fmvn {};",
-            epd_board_of(&self.position),
+        use std::fmt::Write as _;
+        let mut out = epd_board_of(&self.position);
+        out.reserve(48);
+        let _ = write!(
+            out,
+            " hmvc {}; fmvn {};",
             self.position.halfmoves(),
             self.position.fullmoves()
         );
         if let Some(r) = self.result {
-            out.push_str(&format!(" c9 \"{}\";", r.pgn()));
+            let _ = write!(out, " c9 \"{}\";", r.pgn());
         }
         if let Some(s) = self.score {
-            out.push_str(&format!(" ce {s};"));
+            let _ = write!(out, " ce {s};");
         }
         out
     }

@@ -101,8 +101,7 @@ pub fn fen_of(pos: &Chess) -> String {
 /// The first four FEN fields (board, side, castling, en passant) as EPD
 /// writes them.
 pub fn epd_board_of(pos: &Chess) -> String {
-    let fen = fen_of(pos);
-    fen.split(' ').take(4).collect::<Vec<_>>().join(" ")
+    shakmaty::fen::Epd::from_position(pos, EnPassantMode::Legal).to_string()
 }
 
 /// The Polyglot Zobrist key of a position (see the module documentation).
