@@ -14,7 +14,7 @@ trap 'rm -rf "$work"' EXIT
 tuner=target/release/tuner
 lines=$(wc -l <"$data")
 reps=$(( (1000000 + lines - 1) / lines ))
-for ((i = 0; i < reps; i++)); do cat "$data"; done | head -n 1000000 >"$work/1m.epd"
+(for ((i = 0; i < reps; i++)); do cat "$data"; done | head -n 1000000 >"$work/1m.epd") || true
 
 median_rate() { # the median positions/s of the epoch lines (epoch >= 1)
     awk '$1 == "epoch" && $2 >= 1 { print $(NF-2) }' "$1" | sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'
