@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use engine::labeled::{GameResult, RecordError};
 
-use crate::game::{GameOutcome, Termination};
+use engine::game::{GameOutcome, Termination};
 use crate::resume::FailedJob;
 
 /// At most this many bad lines (and failed positions) are listed in the
