@@ -45,7 +45,8 @@ pub fn elo_of_score(score: f64) -> f64 {
     } else if score >= 1.0 {
         f64::INFINITY
     } else {
-        -ELO_PER_DECADE * (1.0 / score - 1.0).log10()
+        // `+ 0.0` turns the -0.0 of an even score into 0.0 for display.
+        -ELO_PER_DECADE * (1.0 / score - 1.0).log10() + 0.0
     }
 }
 
