@@ -323,15 +323,9 @@ mod tests {
         assert!((sprt.upper_bound() - 2.944_44).abs() < 1e-4);
         assert_eq!(sprt.decision(&Record::default()), SprtDecision::Continue);
         // A clearly better player (s = 0.775 over 400 games) accepts H1 …
-        assert_eq!(
-            sprt.decision(&record(260, 100, 40)),
-            SprtDecision::AcceptH1
-        );
+        assert_eq!(sprt.decision(&record(260, 100, 40)), SprtDecision::AcceptH1);
         // … a clearly worse one H0, and a short even match continues.
-        assert_eq!(
-            sprt.decision(&record(40, 100, 260)),
-            SprtDecision::AcceptH0
-        );
+        assert_eq!(sprt.decision(&record(40, 100, 260)), SprtDecision::AcceptH0);
         assert_eq!(sprt.decision(&record(5, 10, 5)), SprtDecision::Continue);
         // Hand-computed: W=D=L=100, s = 0.5, σ² = 1/6; s0 = 0.5,
         // s1 = 0.507195; LLR = 300 · 0.007195 · (−0.007195) / (1/3).

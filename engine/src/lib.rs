@@ -6,15 +6,15 @@
 pub mod atomic_file;
 pub mod bench;
 pub mod book;
-pub mod epdtest;
 pub mod elo;
+pub mod epdtest;
 pub mod eval;
 pub mod game;
 pub mod input;
 pub mod labeled;
 pub mod match_runner;
-pub mod openings;
 pub mod movepick;
+pub mod openings;
 pub mod perft;
 pub mod pgn_record;
 pub mod player;

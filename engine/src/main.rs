@@ -12,18 +12,18 @@ use shakmaty::Chess;
 
 use engine::bench;
 use engine::elo::{Sprt, SprtDecision};
+use engine::eval::{self, Params, params_file};
 use engine::game::{DrawRule, ResignRule, SearchBudget};
+use engine::labeled::LabeledReader;
 use engine::match_runner::{
     Contestant, GameEnd, MatchSettings, MoveLimit, PlayerKind, Side, TimeControl, run_match,
 };
 use engine::openings::OpeningSource;
-use engine::uci_client::EngineSpec;
-use engine::eval::{self, Params, params_file};
-use engine::labeled::LabeledReader;
 use engine::position::parse_fen;
 use engine::position::uci_of;
 use engine::search::{SearchLimits, Searcher};
 use engine::uci::UciSession;
+use engine::uci_client::EngineSpec;
 use engine::{epdtest, perft};
 
 /// A UCI chess engine. Without a command it speaks UCI on standard input and
@@ -496,11 +496,12 @@ fn contestant(
                 bail!("UCI options are for external engines (--engine-a/-b)");
             }
             let label = params.map_or("defaults".to_string(), |p| {
-                p.file_stem()
-                    .map_or(p.display().to_string(), |s| s.to_string_lossy().into_owned())
+                p.file_stem().map_or(p.display().to_string(), |s| {
+                    s.to_string_lossy().into_owned()
+                })
             });
-            let params = load_params(params)
-                .with_context(|| format!("loading params {}", label))?;
+            let params =
+                load_params(params).with_context(|| format!("loading params {}", label))?;
             (label, PlayerKind::InProcess(Arc::new(params)))
         }
     };
@@ -583,16 +584,17 @@ fn run_match_command(args: &MatchArgs) -> Result<()> {
         settings.concurrency,
         settings
             .openings
-            .len()
+            .list_len()
             .map_or(String::new(), |n| format!(", {n} openings")),
-        settings
-            .sprt
-            .map_or(String::new(), |s| format!(", SPRT {s} (bounds {:.2} {:.2})", s.lower_bound(), s.upper_bound()))
+        settings.sprt.map_or(String::new(), |s| format!(
+            ", SPRT {s} (bounds {:.2} {:.2})",
+            s.lower_bound(),
+            s.upper_bound()
+        ))
     );
     let mut pgn_out = match &args.pgn {
         Some(path) => Some(std::io::BufWriter::new(
-            std::fs::File::create(path)
-                .with_context(|| format!("creating {}", path.display()))?,
+            std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?,
         )),
         None => None,
     };

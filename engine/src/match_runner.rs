@@ -405,7 +405,7 @@ fn play_match_game(
     opening: &Opening,
     stopped: &dyn Fn() -> bool,
 ) -> Option<GameReport> {
-    let white = if index % GAMES_PER_PAIR == 0 {
+    let white = if index.is_multiple_of(GAMES_PER_PAIR) {
         Side::A
     } else {
         Side::B
@@ -577,7 +577,9 @@ pub fn run_match(
     mut on_game: impl FnMut(&GameReport, &Standing),
 ) -> Result<MatchSummary, MatchError> {
     if settings.concurrency == 0 {
-        return Err(MatchError::Settings("concurrency must be at least 1".into()));
+        return Err(MatchError::Settings(
+            "concurrency must be at least 1".into(),
+        ));
     }
     for contestant in &settings.players {
         start_player(contestant, settings.hash_mb).map_err(|source| MatchError::Start {
@@ -629,10 +631,7 @@ pub fn run_match(
             games_played += 1;
             standing.add(&report, settings.sprt.as_ref());
             on_game(&report, &standing);
-            if standing
-                .sprt
-                .is_some_and(|d| d != SprtDecision::Continue)
-            {
+            if standing.sprt.is_some_and(|d| d != SprtDecision::Continue) {
                 stop.store(true, Ordering::Relaxed);
             }
         }

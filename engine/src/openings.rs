@@ -53,7 +53,7 @@ impl Opening {
     pub fn record(&self) -> GameRecord {
         let mut game = GameRecord::new(self.start.clone());
         for m in &self.moves {
-            game.play(m.clone());
+            game.play(*m);
         }
         game
     }
@@ -141,9 +141,8 @@ impl OpeningSource {
             OpeningSource::Standard => Opening::standard(),
             OpeningSource::List(list) => list[pair % list.len()].clone(),
             OpeningSource::Book { book, plies } => {
-                let mut rng = ChaCha8Rng::seed_from_u64(
-                    seed ^ (pair as u64 + 1).wrapping_mul(PAIR_SEED_MIX),
-                );
+                let mut rng =
+                    ChaCha8Rng::seed_from_u64(seed ^ (pair as u64 + 1).wrapping_mul(PAIR_SEED_MIX));
                 let start = Chess::default();
                 let mut moves = book.random_line(&start, &mut rng, *plies);
                 // Never hand over a finished game: shorten the line.
@@ -161,7 +160,7 @@ impl OpeningSource {
     }
 
     /// Number of distinct openings, when the source is a list.
-    pub fn len(&self) -> Option<usize> {
+    pub fn list_len(&self) -> Option<usize> {
         match self {
             OpeningSource::List(list) => Some(list.len()),
             _ => None,
@@ -253,11 +252,7 @@ impl Visitor for OpeningVisitor {
         }
     }
 
-    fn san(
-        &mut self,
-        game: &mut Self::Movetext,
-        san_plus: SanPlus,
-    ) -> ControlFlow<Self::Output> {
+    fn san(&mut self, game: &mut Self::Movetext, san_plus: SanPlus) -> ControlFlow<Self::Output> {
         let Some(opening) = game.opening.as_mut() else {
             return ControlFlow::Continue(());
         };
@@ -266,7 +261,7 @@ impl Visitor for OpeningVisitor {
         }
         match san_plus.san.to_move(&game.position) {
             Ok(m) => {
-                game.position.play_unchecked(m.clone());
+                game.position.play_unchecked(m);
                 opening.moves.push(m);
             }
             Err(_) => game.opening = None,

@@ -85,7 +85,7 @@ impl PgnGame<'_> {
                 Color::Black if i == 0 => tokens.push(format!("{number}...")),
                 Color::Black => {}
             }
-            tokens.push(SanPlus::from_move_and_play_unchecked(&mut pos, m.clone()).to_string());
+            tokens.push(SanPlus::from_move_and_play_unchecked(&mut pos, *m).to_string());
         }
         if let Some(comment) = &self.final_comment {
             tokens.push(format!("{{{}}}", sanitise_comment(comment)));

@@ -242,9 +242,9 @@ impl Player for UciPlayer {
             }
         })?;
         let text = best.ok_or_else(|| PlayerError::Protocol("empty bestmove".into()))?;
-        let parsed: shakmaty::uci::UciMove = text
-            .parse()
-            .map_err(|_| PlayerError::Protocol(format!("{text:?} is not a move in UCI notation")))?;
+        let parsed: shakmaty::uci::UciMove = text.parse().map_err(|_| {
+            PlayerError::Protocol(format!("{text:?} is not a move in UCI notation"))
+        })?;
         let best_move = parsed.to_move(&game.position).map_err(|_| {
             PlayerError::IllegalMove(format!("{text} is not legal in {}", fen_of(&game.position)))
         })?;

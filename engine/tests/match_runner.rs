@@ -73,7 +73,15 @@ fn binary_match_adds_up_and_writes_readable_pgn() {
     let dir = tempfile::tempdir().unwrap();
     let pgn = dir.path().join("games.pgn");
     let out = Command::new(env!("CARGO_BIN_EXE_engine"))
-        .args(["match", "--games", "4", "--nodes", "600", "--max-plies", "120"])
+        .args([
+            "match",
+            "--games",
+            "4",
+            "--nodes",
+            "600",
+            "--max-plies",
+            "120",
+        ])
         .arg("--openings")
         .arg(openings_file(dir.path()))
         .arg("--pgn")
@@ -81,7 +89,11 @@ fn binary_match_adds_up_and_writes_readable_pgn() {
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert_eq!(stdout.lines().filter(|l| l.starts_with("game ")).count(), 4);
     let totals = stdout
         .lines()
@@ -157,7 +169,12 @@ fn library_match_plays_each_opening_with_both_colours() {
 #[test]
 fn node_limited_match_is_reproducible() {
     let run = || {
-        let (_, reports) = play(&settings(defaults("a"), defaults("b"), 2, OpeningSource::Standard));
+        let (_, reports) = play(&settings(
+            defaults("a"),
+            defaults("b"),
+            2,
+            OpeningSource::Standard,
+        ));
         reports.into_iter().map(|g| g.pgn).collect::<Vec<_>>()
     };
     assert_eq!(run(), run());
@@ -226,8 +243,15 @@ fn assert_all_forfeited_by_b(reports: &[GameReport], reason: ForfeitReason, deta
         assert_eq!((*loser, *got), (Side::B, reason));
         assert!(text.contains(detail), "{text}");
         assert_eq!(g.score_of_a(), 1.0);
-        assert!(g.pgn.contains(&format!("fake loses by {}", reason.name())), "{}", g.pgn);
-        assert!(g.pgn.contains(&format!("[Termination \"{}\"]", reason.pgn_termination())));
+        assert!(
+            g.pgn.contains(&format!("fake loses by {}", reason.name())),
+            "{}",
+            g.pgn
+        );
+        assert!(
+            g.pgn
+                .contains(&format!("[Termination \"{}\"]", reason.pgn_termination()))
+        );
     }
 }
 
@@ -235,7 +259,11 @@ fn assert_all_forfeited_by_b(reports: &[GameReport], reason: ForfeitReason, deta
 fn failing_external_engines_lose_and_the_match_continues() {
     let dir = tempfile::tempdir().unwrap();
     let cases = [
-        ("echo 'bestmove a1a2'", ForfeitReason::IllegalMove, "a1a2 is not legal"),
+        (
+            "echo 'bestmove a1a2'",
+            ForfeitReason::IllegalMove,
+            "a1a2 is not legal",
+        ),
         ("exit 1", ForfeitReason::Crash, "exited"),
         ("true", ForfeitReason::Hang, "timed out"),
     ];

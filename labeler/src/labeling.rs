@@ -13,8 +13,8 @@ use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Write};
 use std::path::PathBuf;
-use std::sync::mpsc::{Receiver, Sender, SyncSender, channel, sync_channel};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{Receiver, Sender, SyncSender, channel, sync_channel};
 use std::sync::{Arc, Condvar, Mutex};
 
 use anyhow::{Context, Result};
@@ -24,16 +24,16 @@ use engine::labeled::{LabeledPosition, LabeledReader, RecordError};
 use engine::position::fen_of;
 use shakmaty::{Chess, Position};
 
-use engine::game::{
-    GameError, GameOutcome, GameRecord, GameRules, SearchBudget, decided_outcome, play_game,
-};
-use engine::player::{InProcessPlayer, Player, PlayerError};
-use engine::uci_client::{EngineSpec, UciPlayer};
 use crate::interrupt::Interrupt;
 use crate::progress::ProgressDisplay;
 use crate::resume::{FailedJob, RunIdentity, open_output};
 use crate::shard::{Shard, tag_line};
 use crate::summary::RunStats;
+use engine::game::{
+    GameError, GameOutcome, GameRecord, GameRules, SearchBudget, decided_outcome, play_game,
+};
+use engine::player::{InProcessPlayer, Player, PlayerError};
+use engine::uci_client::{EngineSpec, UciPlayer};
 
 /// Jobs the reader may run ahead of the writer, per worker.
 pub const REORDER_WINDOW_PER_THREAD: u64 = 32;

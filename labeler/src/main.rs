@@ -25,10 +25,10 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 
-use engine::game::{DrawRule, GameRules, ResignRule, SearchBudget};
 use crate::interrupt::Interrupt;
 use crate::labeling::{LabelSettings, run};
 use crate::shard::Shard;
+use engine::game::{DrawRule, GameRules, ResignRule, SearchBudget};
 use engine::uci_client::EngineSpec;
 
 /// Default node budget per move (reproducible).
