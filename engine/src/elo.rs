@@ -19,8 +19,11 @@
 //!   `s1 = s(elo1)`. The test stops with H0 accepted when
 //!   `LLR ≤ ln(β / (1 - α))` and with H1 accepted when
 //!   `LLR ≥ ln((1 - β) / α)`; α is the false-positive rate (accepting H1
-//!   when H0 holds), β the false-negative rate. While `σ² = 0` (no games,
-//!   or only one kind of result) the LLR is 0: the test needs variety.
+//!   when H0 holds), β the false-negative rate. For the SPRT, σ² is computed
+//!   with half a pseudo-game added to each of W, D and L (around the observed
+//!   `s`), so that a one-sided record (only losses, say) still has a positive
+//!   variance and can stop the test; the effect vanishes as N grows. The LLR
+//!   is 0 before the first game.
 
 use std::fmt;
 use std::str::FromStr;
@@ -29,6 +32,9 @@ use std::str::FromStr;
 pub const Z_95: f64 = 1.959_963_984_540_054;
 /// Points of a draw.
 const DRAW_POINTS: f64 = 0.5;
+/// Pseudo-games added to each of W, D, L for the SPRT's variance, so that a
+/// one-sided record (only losses, say) still has a positive variance.
+pub const SPRT_PSEUDO_GAMES: f64 = 0.5;
 /// Elo points per factor 10 of the odds.
 const ELO_PER_DECADE: f64 = 400.0;
 
@@ -195,10 +201,10 @@ impl Sprt {
     /// The log-likelihood ratio of H1 against H0 given `record` (see the
     /// module documentation).
     pub fn llr(&self, record: &Record) -> f64 {
-        let variance = record.score_variance();
-        if variance <= 0.0 {
+        if record.games() == 0 {
             return 0.0;
         }
+        let variance = regularised_variance(record);
         let s0 = expected_score(self.elo0);
         let s1 = expected_score(self.elo1);
         let n = record.games() as f64;
@@ -216,6 +222,15 @@ impl Sprt {
             SprtDecision::Continue
         }
     }
+}
+
+/// The per-game score variance of `record` with [`SPRT_PSEUDO_GAMES`] added
+/// to each of W, D and L, around the observed mean score.
+fn regularised_variance(record: &Record) -> f64 {
+    let s = record.score();
+    let [w, d, l] =
+        [record.wins, record.draws, record.losses].map(|c| c as f64 + SPRT_PSEUDO_GAMES);
+    (w * (1.0 - s).powi(2) + d * (DRAW_POINTS - s).powi(2) + l * s.powi(2)) / (w + d + l)
 }
 
 /// Why an SPRT specification could not be parsed.
@@ -327,6 +342,9 @@ mod tests {
         // … a clearly worse one H0, and a short even match continues.
         assert_eq!(sprt.decision(&record(40, 100, 260)), SprtDecision::AcceptH0);
         assert_eq!(sprt.decision(&record(5, 10, 5)), SprtDecision::Continue);
+        // A one-sided record still decides (regularised variance).
+        assert_eq!(sprt.decision(&record(0, 0, 400)), SprtDecision::AcceptH0);
+        assert_eq!(sprt.decision(&record(0, 0, 1)), SprtDecision::Continue);
         // Hand-computed: W=D=L=100, s = 0.5, σ² = 1/6; s0 = 0.5,
         // s1 = 0.507195; LLR = 300 · 0.007195 · (−0.007195) / (1/3).
         let llr = sprt.llr(&record(100, 100, 100));

@@ -125,8 +125,10 @@ LOS = ½(1 + erf((W - L)/√(2(W + L)))).
 --sprt elo0=0 elo1=5 alpha=0.05 beta=0.05 runs a GSPRT of H0: Elo = elo0
 against H1: Elo = elo1 on the W/D/L record: with s0, s1 the expected scores
 of elo0, elo1 (s(E) = 1/(1 + 10^(-E/400))),
-LLR = N·(s1 - s0)·(2s - s0 - s1)/(2σ²); the match stops accepting H0 when
-LLR <= ln(β/(1-α)) and accepting H1 when LLR >= ln((1-β)/α).";
+LLR = N·(s1 - s0)·(2s - s0 - s1)/(2σ²) (σ² here with half a pseudo-game
+added to each of W, D, L, so that one-sided records can decide); the match
+stops accepting H0 when LLR <= ln(β/(1-α)) and accepting H1 when
+LLR >= ln((1-β)/α).";
 
 /// The options of `engine match`.
 #[derive(clap::Args, Debug)]

@@ -11,6 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
+use engine::elo::SprtDecision;
 use engine::eval::{Params, params_file};
 use engine::game::{ResignRule, SearchBudget};
 use engine::match_runner::{
@@ -210,6 +211,15 @@ fn crippled_material_loses_to_the_defaults() {
     let (summary, _) = play(&s);
     let r = summary.standing.record;
     assert!(r.losses >= 3 && r.wins == 0, "{r:?}");
+
+    // An SPRT stops the match early, accepting H0 (not stronger).
+    s.games = 200;
+    s.limit = MoveLimit::Fixed(SearchBudget::Nodes(500));
+    s.sprt = Some("elo0=0 elo1=5 alpha=0.05 beta=0.05".parse().unwrap());
+    let (summary, _) = play(&s);
+    assert!(summary.stopped_early, "{summary:?}");
+    assert_eq!(summary.standing.sprt, Some(SprtDecision::AcceptH0));
+    assert!(summary.games_played < 100, "{summary:?}");
 }
 
 /// A fake UCI engine: handshake, then `on_go` (shell) for every `go`.
