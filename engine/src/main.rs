@@ -11,12 +11,19 @@ use clap::{Parser, Subcommand};
 use shakmaty::Chess;
 
 use engine::bench;
+use engine::elo::{Sprt, SprtDecision};
 use engine::eval::{self, Params, params_file};
+use engine::game::{DrawRule, ResignRule, SearchBudget};
 use engine::labeled::LabeledReader;
+use engine::match_runner::{
+    Contestant, GameEnd, MatchSettings, MoveLimit, PlayerKind, Side, TimeControl, run_match,
+};
+use engine::openings::OpeningSource;
 use engine::position::parse_fen;
 use engine::position::uci_of;
 use engine::search::{SearchLimits, Searcher};
 use engine::uci::UciSession;
+use engine::uci_client::EngineSpec;
 use engine::{epdtest, perft};
 
 /// A UCI chess engine. Without a command it speaks UCI on standard input and
@@ -97,7 +104,135 @@ enum Command {
         #[arg(long, default_value_t = 20)]
         passes: usize,
     },
+    /// Play a match between two players and report W/D/L, Elo and LOS.
+    #[command(long_about = MATCH_ABOUT)]
+    Match(Box<MatchArgs>),
 }
+
+const MATCH_ABOUT: &str = "\
+Play a match between two players, A and B: the built-in engine with a params
+file (--params-a/-b; compiled defaults otherwise) or an external UCI engine
+(--engine-a/-b CMD with --option-a/-b Name=Value). Each opening is played
+twice, A with White then with Black. Illegal moves, crashes, hangs and time
+forfeits of an engine lose the game (reason in the PGN) and the engine is
+restarted; the match continues.
+
+Statistics are from A's point of view (logistic Elo). With N games and score
+s = (W + D/2)/N: Elo = -400·log10(1/s - 1); 95% interval from
+s ± 1.96·σ/√N with the per-game variance σ² = (W(1-s)² + D(½-s)² + L·s²)/N;
+LOS = ½(1 + erf((W - L)/√(2(W + L)))).
+
+--sprt elo0=0 elo1=5 alpha=0.05 beta=0.05 runs a GSPRT of H0: Elo = elo0
+against H1: Elo = elo1 on the W/D/L record: with s0, s1 the expected scores
+of elo0, elo1 (s(E) = 1/(1 + 10^(-E/400))),
+LLR = N·(s1 - s0)·(2s - s0 - s1)/(2σ²) (σ² here with half a pseudo-game
+added to each of W, D, L, so that one-sided records can decide); the match
+stops accepting H0 when LLR <= ln(β/(1-α)) and accepting H1 when
+LLR >= ln((1-β)/α).";
+
+/// The options of `engine match`.
+#[derive(clap::Args, Debug)]
+struct MatchArgs {
+    /// Params file of player A (built-in engine); compiled defaults otherwise.
+    #[arg(long, conflicts_with = "engine_a")]
+    params_a: Option<PathBuf>,
+    /// Params file of player B (built-in engine); compiled defaults otherwise.
+    #[arg(long, conflicts_with = "engine_b")]
+    params_b: Option<PathBuf>,
+    /// Player A is this external UCI engine (command line, split on spaces).
+    #[arg(long)]
+    engine_a: Option<String>,
+    /// Player B is this external UCI engine (command line, split on spaces).
+    #[arg(long)]
+    engine_b: Option<String>,
+    /// UCI option of engine A as Name=Value (repeatable).
+    #[arg(long, value_name = "NAME=VALUE")]
+    option_a: Vec<String>,
+    /// UCI option of engine B as Name=Value (repeatable).
+    #[arg(long, value_name = "NAME=VALUE")]
+    option_b: Vec<String>,
+    /// Name of player A in reports and PGN.
+    #[arg(long)]
+    name_a: Option<String>,
+    /// Name of player B in reports and PGN.
+    #[arg(long)]
+    name_b: Option<String>,
+    /// Total number of games (each opening is played with both colours).
+    #[arg(long, default_value_t = 10)]
+    games: usize,
+    /// Openings: EPD/FEN positions, a Polyglot book (.bin) or PGN games
+    /// (.pgn); the standard start position otherwise.
+    #[arg(long)]
+    openings: Option<PathBuf>,
+    /// Moves taken from each PGN game of --openings.
+    #[arg(long, default_value_t = 8)]
+    opening_plies: usize,
+    /// Moves of each random line from a Polyglot book.
+    #[arg(long, default_value_t = 8)]
+    book_plies: usize,
+    /// Time control BASE+INCREMENT in seconds (the default when no other
+    /// limit is given: 10+0.1).
+    #[arg(long, conflicts_with_all = ["movetime", "nodes", "depth"])]
+    tc: Option<TimeControl>,
+    /// Fixed time per move in milliseconds.
+    #[arg(long, conflicts_with_all = ["nodes", "depth"])]
+    movetime: Option<u64>,
+    /// Fixed node count per move (reproducible with --concurrency 1).
+    #[arg(long, conflicts_with = "depth")]
+    nodes: Option<u64>,
+    /// Fixed depth per move.
+    #[arg(long)]
+    depth: Option<u32>,
+    /// Games played at once.
+    #[arg(long, default_value_t = 1)]
+    concurrency: usize,
+    /// Resign adjudication threshold in centipawns (both engines agree).
+    #[arg(long)]
+    resign_score: Option<i32>,
+    /// Consecutive moves of each side beyond --resign-score.
+    #[arg(long, default_value_t = DEFAULT_RESIGN_MOVES)]
+    resign_moves: u32,
+    /// Draw adjudication threshold in centipawns (absolute).
+    #[arg(long)]
+    draw_score: Option<i32>,
+    /// Consecutive moves of each side within --draw-score.
+    #[arg(long, default_value_t = DEFAULT_DRAW_MOVES)]
+    draw_moves: u32,
+    /// No draw adjudication before this ply.
+    #[arg(long, default_value_t = DEFAULT_DRAW_AFTER)]
+    draw_after: u32,
+    /// Games reaching this many plies are drawn.
+    #[arg(long)]
+    max_plies: Option<u32>,
+    /// Seed of the random book lines.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Save the games to this PGN file.
+    #[arg(long)]
+    pgn: Option<PathBuf>,
+    /// Transposition table size of each built-in player, in MB.
+    #[arg(long, default_value_t = 16)]
+    hash: usize,
+    /// Stop early on an SPRT decision: elo0=0 elo1=5 alpha=0.05 beta=0.05.
+    #[arg(long, num_args = 1..=4, value_name = "PARAM=VALUE")]
+    sprt: Option<Vec<String>>,
+    /// Seconds an external engine may take to answer, on top of its
+    /// thinking time.
+    #[arg(long, default_value_t = 10.0)]
+    engine_timeout: f64,
+    /// PGN Event tag.
+    #[arg(long, default_value = "engine match")]
+    event: String,
+}
+
+/// Default of --resign-moves.
+const DEFAULT_RESIGN_MOVES: u32 = 3;
+/// Default of --draw-moves.
+const DEFAULT_DRAW_MOVES: u32 = 8;
+/// Default of --draw-after.
+const DEFAULT_DRAW_AFTER: u32 = 60;
+/// Time control when no limit is given.
+const DEFAULT_TIME_CONTROL: &str = "10+0.1";
 
 fn main() -> Result<()> {
     let cli = Cli::parse();
@@ -118,6 +253,7 @@ fn main() -> Result<()> {
         Command::Params { file } => print_params(file.as_ref()),
         Command::Eval { fen, params } => print_eval(&fen, params.as_ref()),
         Command::BenchEval { file, passes } => bench_eval(&file, passes),
+        Command::Match(args) => run_match_command(&args),
     }
 }
 
@@ -323,5 +459,217 @@ fn bench_eval(file: &PathBuf, passes: usize) -> Result<()> {
         traced / play,
         entries as f64 / n
     );
+    Ok(())
+}
+
+/// The player of one side from its command-line options.
+fn contestant(
+    params: Option<&PathBuf>,
+    engine: Option<&String>,
+    options: &[String],
+    name: Option<&String>,
+    timeout: Duration,
+) -> Result<Contestant> {
+    let (default_name, kind) = match engine {
+        Some(command) => {
+            let options = options
+                .iter()
+                .map(|o| {
+                    o.split_once('=')
+                        .map(|(n, v)| (n.trim().to_string(), v.trim().to_string()))
+                        .with_context(|| format!("UCI option {o:?} is not Name=Value"))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let program = command.split_whitespace().next().unwrap_or("engine");
+            let base = std::path::Path::new(program)
+                .file_name()
+                .map_or(program.to_string(), |f| f.to_string_lossy().into_owned());
+            (
+                base,
+                PlayerKind::External(EngineSpec {
+                    command: command.clone(),
+                    options,
+                    timeout,
+                }),
+            )
+        }
+        None => {
+            if !options.is_empty() {
+                bail!("UCI options are for external engines (--engine-a/-b)");
+            }
+            let label = params.map_or("defaults".to_string(), |p| {
+                p.file_stem().map_or(p.display().to_string(), |s| {
+                    s.to_string_lossy().into_owned()
+                })
+            });
+            let params =
+                load_params(params).with_context(|| format!("loading params {}", label))?;
+            (label, PlayerKind::InProcess(Arc::new(params)))
+        }
+    };
+    Ok(Contestant {
+        name: name.cloned().unwrap_or(default_name),
+        kind,
+    })
+}
+
+fn run_match_command(args: &MatchArgs) -> Result<()> {
+    let timeout = Duration::from_secs_f64(args.engine_timeout.max(0.0));
+    let mut a = contestant(
+        args.params_a.as_ref(),
+        args.engine_a.as_ref(),
+        &args.option_a,
+        args.name_a.as_ref(),
+        timeout,
+    )?;
+    let mut b = contestant(
+        args.params_b.as_ref(),
+        args.engine_b.as_ref(),
+        &args.option_b,
+        args.name_b.as_ref(),
+        timeout,
+    )?;
+    if a.name == b.name {
+        a.name.push_str("-A");
+        b.name.push_str("-B");
+    }
+    let limit = if let Some(n) = args.nodes {
+        MoveLimit::Fixed(SearchBudget::Nodes(n))
+    } else if let Some(d) = args.depth {
+        MoveLimit::Fixed(SearchBudget::Depth(d))
+    } else if let Some(ms) = args.movetime {
+        MoveLimit::Fixed(SearchBudget::Movetime(Duration::from_millis(ms)))
+    } else {
+        MoveLimit::Clock(match args.tc {
+            Some(tc) => tc,
+            None => DEFAULT_TIME_CONTROL.parse()?,
+        })
+    };
+    let openings = match &args.openings {
+        Some(path) => OpeningSource::load(path, args.opening_plies, args.book_plies)
+            .with_context(|| format!("loading openings from {}", path.display()))?,
+        None => OpeningSource::Standard,
+    };
+    let sprt: Option<Sprt> = match &args.sprt {
+        Some(words) => Some(words.join(" ").parse().context("parsing --sprt")?),
+        None => None,
+    };
+    let settings = MatchSettings {
+        players: [a, b],
+        games: args.games,
+        openings,
+        limit,
+        resign: args.resign_score.map(|score| ResignRule {
+            score,
+            moves: args.resign_moves,
+        }),
+        draw: args.draw_score.map(|score| DrawRule {
+            score,
+            moves: args.draw_moves,
+            after_ply: args.draw_after,
+        }),
+        max_plies: args.max_plies,
+        concurrency: args.concurrency,
+        seed: args.seed,
+        hash_mb: args.hash,
+        sprt,
+        event: args.event.clone(),
+    };
+    let [name_a, name_b] = [&settings.players[0].name, &settings.players[1].name];
+    let limit_text = match settings.limit {
+        MoveLimit::Clock(tc) => format!("tc {tc}"),
+        MoveLimit::Fixed(budget) => budget.describe(),
+    };
+    println!(
+        "match {name_a} (A) vs {name_b} (B): {} games, {limit_text}, concurrency {}{}{}",
+        settings.games,
+        settings.concurrency,
+        settings
+            .openings
+            .list_len()
+            .map_or(String::new(), |n| format!(", {n} openings")),
+        settings.sprt.map_or(String::new(), |s| format!(
+            ", SPRT {s} (bounds {:.2} {:.2})",
+            s.lower_bound(),
+            s.upper_bound()
+        ))
+    );
+    let mut pgn_out = match &args.pgn {
+        Some(path) => Some(std::io::BufWriter::new(
+            std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?,
+        )),
+        None => None,
+    };
+    let abort = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    {
+        let abort = Arc::clone(&abort);
+        ctrlc::set_handler(move || abort.store(true, std::sync::atomic::Ordering::Relaxed))
+            .context("installing the Ctrl-C handler")?;
+    }
+    let mut write_error = None;
+    let summary = run_match(&settings, &abort, |report, standing| {
+        let (white, black) = match report.white {
+            Side::A => (name_a, name_b),
+            Side::B => (name_b, name_a),
+        };
+        let detail = match &report.end {
+            GameEnd::Forfeit { detail, .. } => format!(" ({detail})"),
+            GameEnd::Rules(_) => String::new(),
+        };
+        println!(
+            "game {:>4}: {white} - {black} {} {}{detail}, {} plies | {}",
+            report.index + 1,
+            report.result.pgn(),
+            report.end_description(),
+            report.plies,
+            standing.summary_line()
+        );
+        if let Some(out) = pgn_out.as_mut()
+            && write_error.is_none()
+            && let Err(e) = out
+                .write_all(report.pgn.as_bytes())
+                .and_then(|()| out.flush())
+        {
+            write_error = Some(e);
+        }
+    })?;
+    if let Some(e) = write_error {
+        return Err(e).context("writing the PGN file");
+    }
+    let standing = &summary.standing;
+    println!();
+    println!(
+        "final: {name_a} vs {name_b}: {} games{}",
+        summary.games_played,
+        if summary.stopped_early {
+            " (stopped early)"
+        } else {
+            ""
+        }
+    );
+    println!("  {}", standing.summary_line());
+    for ((side, reason), count) in &standing.forfeits {
+        let name = if *side == Side::A { name_a } else { name_b };
+        println!("  {name} lost {count} by {}", reason.name());
+    }
+    if !standing.endings.is_empty() {
+        let endings: Vec<String> = standing
+            .endings
+            .iter()
+            .map(|(t, n)| format!("{} {n}", t.name()))
+            .collect();
+        println!("  endings: {}", endings.join(", "));
+    }
+    if let Some(decision) = standing.sprt {
+        let verdict = match decision {
+            SprtDecision::AcceptH0 => "H0 accepted",
+            SprtDecision::AcceptH1 => "H1 accepted",
+            SprtDecision::Continue => "no decision",
+        };
+        println!(
+            "  SPRT: {verdict} (LLR {:+.2})",
+            standing.llr.unwrap_or_default()
+        );
+    }
     Ok(())
 }

@@ -13,25 +13,27 @@ use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufReader, BufWriter, Write};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, SyncSender, channel, sync_channel};
 use std::sync::{Arc, Condvar, Mutex};
 
 use anyhow::{Context, Result};
+use engine::eval::Params;
 use engine::input::open_input;
 use engine::labeled::{LabeledPosition, LabeledReader, RecordError};
 use engine::position::fen_of;
-use shakmaty::Chess;
+use shakmaty::{Chess, Position};
 
-use crate::game::{
-    GameError, GameOutcome, GameRules, SearchBudget, decided_outcome, play_game, score_position,
-};
 use crate::interrupt::Interrupt;
-use crate::player::{InProcessPlayer, Player, PlayerError};
 use crate::progress::ProgressDisplay;
 use crate::resume::{FailedJob, RunIdentity, open_output};
 use crate::shard::{Shard, tag_line};
 use crate::summary::RunStats;
-use crate::uci_player::{EngineSpec, UciPlayer};
+use engine::game::{
+    GameError, GameOutcome, GameRecord, GameRules, SearchBudget, decided_outcome, play_game,
+};
+use engine::player::{InProcessPlayer, Player, PlayerError};
+use engine::uci_client::{EngineSpec, UciPlayer};
 
 /// Jobs the reader may run ahead of the writer, per worker.
 pub const REORDER_WINDOW_PER_THREAD: u64 = 32;
@@ -216,6 +218,39 @@ fn read_inputs(
     }
 }
 
+/// Transposition table size of an in-process searcher. A game's searches
+/// visit a few hundred thousand nodes at most at the intended budgets, and
+/// the table is cleared before every game, so a small table is both enough
+/// and cheap to clear.
+const IN_PROCESS_HASH_MB: usize = 2;
+
+/// The search score of `position` itself (side to move's view) under
+/// `budget`, with fresh tables; `None` when the player reports no score.
+///
+/// # Errors
+/// As [`play_game`].
+fn score_position(
+    player: &mut dyn Player,
+    position: &Chess,
+    budget: SearchBudget,
+    interrupt: &AtomicBool,
+) -> Result<Option<i32>, GameError> {
+    let game = GameRecord::new(position.clone());
+    if position.legal_moves().is_empty() {
+        return Ok(Some(if position.is_check() {
+            -engine::search::MATE_SCORE
+        } else {
+            engine::search::DRAW_SCORE
+        }));
+    }
+    player.new_game()?;
+    let choice = player.choose_move(&game, budget);
+    if interrupt.load(Ordering::Relaxed) {
+        return Err(GameError::Interrupted);
+    }
+    Ok(choice?.score)
+}
+
 /// Creates this worker's player.
 fn start_player(
     settings: &LabelSettings,
@@ -224,7 +259,7 @@ fn start_player(
     match &settings.engine {
         Some(spec) => Ok(Box::new(UciPlayer::start(spec.clone())?)),
         None => {
-            let player = InProcessPlayer::new();
+            let player = InProcessPlayer::new(Arc::new(Params::defaults()), IN_PROCESS_HASH_MB);
             interrupt.register_search(player.stop_flag());
             Ok(Box::new(player))
         }

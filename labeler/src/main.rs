@@ -3,22 +3,20 @@
 //! with an external UCI engine — in parallel, resumably and shardably.
 //!
 //! `labeler [OPTIONS] INPUT… -o OUTPUT` labels; `labeler merge SHARD… -o
-//! OUTPUT` restores input order from shard outputs. The modules: [`game`]
-//! (rules and adjudication), [`player`] and [`uci_player`] (who moves),
+//! OUTPUT` restores input order from shard outputs. Game play comes from
+//! the engine library ([`engine::game`]: rules and adjudication;
+//! [`engine::player`] and [`engine::uci_client`]: who moves). The modules:
 //! [`labeling`] (the parallel, ordered pipeline), [`resume`] (output and
 //! sidecar), [`shard`] and [`merge`] (scale-out), [`summary`], [`progress`]
 //! and [`interrupt`].
 
-mod game;
 mod interrupt;
 mod labeling;
 mod merge;
-mod player;
 mod progress;
 mod resume;
 mod shard;
 mod summary;
-mod uci_player;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -27,11 +25,11 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 
-use crate::game::{DrawRule, GameRules, ResignRule, SearchBudget};
 use crate::interrupt::Interrupt;
 use crate::labeling::{LabelSettings, run};
 use crate::shard::Shard;
-use crate::uci_player::EngineSpec;
+use engine::game::{DrawRule, GameRules, ResignRule, SearchBudget};
+use engine::uci_client::EngineSpec;
 
 /// Default node budget per move (reproducible).
 const DEFAULT_NODES: u64 = 5_000;

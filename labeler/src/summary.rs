@@ -7,8 +7,8 @@ use std::time::Duration;
 
 use engine::labeled::{GameResult, RecordError};
 
-use crate::game::{GameOutcome, Termination};
 use crate::resume::FailedJob;
+use engine::game::{GameOutcome, Termination};
 
 /// At most this many bad lines (and failed positions) are listed in the
 /// report (all of them go to the rejects file).

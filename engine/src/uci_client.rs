@@ -1,22 +1,27 @@
-//! An external UCI engine as a [`Player`]: one child process per worker,
-//! reused across games (`ucinewgame` between games), every answer awaited
-//! with a timeout so that a hung engine is detected, killed and restarted.
+//! The client side of the UCI protocol: an external engine as a [`Player`].
+//! One child process per player, reused across games (`ucinewgame` between
+//! games), every answer awaited with a timeout so that a hung engine is
+//! detected. A failed engine (crash, hang, illegal move) is dropped, which
+//! kills the process; [`UciPlayer::restart`] (or a new [`UciPlayer::start`])
+//! launches a fresh one.
 //!
 //! The engine's standard output is read by a helper thread that forwards
 //! lines over a channel; waiting on the channel with a deadline is the hang
-//! detection. The engine only chooses moves: the game's end is judged by
-//! the labeler.
+//! detection (a child that closes its output is a crash). The engine only
+//! chooses moves: the game's end is judged by [`crate::game`]. Searches
+//! under a clock or a movetime may take that long on top of the timeout.
 
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
-use engine::position::{fen_of, play_uci, uci_of};
-use engine::search::MATE_SCORE;
+use shakmaty::Position;
 
 use crate::game::{GameRecord, SearchBudget};
 use crate::player::{Choice, Player, PlayerError};
+use crate::position::{fen_of, uci_of};
+use crate::search::MATE_SCORE;
 
 /// Sent before every `ucinewgame` and `position`: an engine may print
 /// `bestmove` slightly before its search thread is done (ours does), and
@@ -113,6 +118,19 @@ impl UciPlayer {
         Ok(player)
     }
 
+    /// Kills the running engine, if any, and starts a new one.
+    ///
+    /// # Errors
+    /// As [`UciPlayer::start`].
+    pub fn restart(&mut self) -> Result<(), PlayerError> {
+        self.launch()
+    }
+
+    /// How this engine is started.
+    pub fn spec(&self) -> &EngineSpec {
+        &self.spec
+    }
+
     fn launch(&mut self) -> Result<(), PlayerError> {
         self.process = None;
         let mut words = self.spec.command.split_whitespace();
@@ -195,10 +213,7 @@ impl Player for UciPlayer {
         game: &GameRecord,
         budget: SearchBudget,
     ) -> Result<Choice, PlayerError> {
-        let mut timeout = self.spec.timeout;
-        if let SearchBudget::Movetime(t) = budget {
-            timeout += t;
-        }
+        let timeout = self.spec.timeout + budget.thinking_allowance(game.position.turn());
         let mut command = format!("position fen {}", fen_of(&game.start));
         if !game.moves.is_empty() {
             command.push_str(" moves");
@@ -227,7 +242,12 @@ impl Player for UciPlayer {
             }
         })?;
         let text = best.ok_or_else(|| PlayerError::Protocol("empty bestmove".into()))?;
-        let (_, best_move) = play_uci(&game.position, &text).map_err(PlayerError::Protocol)?;
+        let parsed: shakmaty::uci::UciMove = text.parse().map_err(|_| {
+            PlayerError::Protocol(format!("{text:?} is not a move in UCI notation"))
+        })?;
+        let best_move = parsed.to_move(&game.position).map_err(|_| {
+            PlayerError::IllegalMove(format!("{text} is not legal in {}", fen_of(&game.position)))
+        })?;
         Ok(Choice { best_move, score })
     }
 }

@@ -1,21 +1,16 @@
 //! Who chooses the moves: the [`Player`] interface of the game loop and its
-//! in-process implementation, the engine library's [`Searcher`] (one per
-//! worker thread, one search thread, fresh tables for every game).
+//! in-process implementation, the engine library's [`Searcher`] (one search
+//! thread, fresh tables for every game). The external implementation is
+//! [`crate::uci_client::UciPlayer`].
 
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 
-use engine::eval::Params;
-use engine::search::Searcher;
-use shakmaty::Move;
+use shakmaty::{Move, Position};
 
+use crate::eval::Params;
 use crate::game::{GameRecord, SearchBudget};
-
-/// Transposition table size of an in-process searcher. A game's searches
-/// visit a few hundred thousand nodes at most at the intended budgets, and
-/// the table is cleared before every game, so a small table is both enough
-/// and cheap to clear.
-pub const IN_PROCESS_HASH_MB: usize = 2;
+use crate::search::Searcher;
 
 /// A move chosen by a player.
 #[derive(Clone, Debug)]
@@ -38,9 +33,12 @@ pub enum PlayerError {
     /// The engine could not be started or written to.
     #[error("engine I/O: {0}")]
     Io(String),
-    /// The engine answered something unusable (illegal move, no move, …).
+    /// The engine answered something unusable (no move, bad notation, …).
     #[error("engine protocol: {0}")]
     Protocol(String),
+    /// The engine answered a move that is not legal in the position.
+    #[error("engine protocol: {0}")]
+    IllegalMove(String),
 }
 
 /// Chooses moves for both sides of a game.
@@ -68,22 +66,17 @@ pub struct InProcessPlayer {
 }
 
 impl InProcessPlayer {
-    /// A one-thread searcher with the default evaluation.
-    pub fn new() -> Self {
+    /// A one-thread searcher with `params` and a `hash_mb` transposition
+    /// table.
+    pub fn new(params: Arc<Params>, hash_mb: usize) -> Self {
         InProcessPlayer {
-            searcher: Searcher::new(Arc::new(Params::defaults()), IN_PROCESS_HASH_MB),
+            searcher: Searcher::new(params, hash_mb),
         }
     }
 
     /// The flag that aborts this player's running search.
     pub fn stop_flag(&self) -> Arc<AtomicBool> {
         self.searcher.stop_flag()
-    }
-}
-
-impl Default for InProcessPlayer {
-    fn default() -> Self {
-        Self::new()
     }
 }
 
@@ -101,7 +94,7 @@ impl Player for InProcessPlayer {
         let result = self.searcher.search(
             &game.position,
             game.history_keys(),
-            &budget.limits(),
+            &budget.limits(game.position.turn()),
             |_| {},
         );
         let best_move = result

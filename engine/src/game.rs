@@ -1,21 +1,25 @@
-//! One game played out from a labeled position to its result: the rules of
-//! the game's end (checkmate, stalemate, repetition, 50-move rule,
-//! insufficient material) and adjudication (resign, draw, maximum length).
+//! The arbiter of one game: the rules of the game's end (checkmate,
+//! stalemate, repetition, 50-move rule, insufficient material), adjudication
+//! (resign, draw, maximum length) and the budget of every search.
 //!
-//! The game is engine-agnostic: a [`Player`] chooses every move for both
-//! sides (the in-process searcher or an external UCI engine), and this module
-//! is the arbiter. Repetition is judged on the position keys of this game
-//! only: the moves that led to the input position are unknown.
+//! The game is engine-agnostic: [`play_out`] asks a move chooser for every
+//! move (the labeler lets one [`Player`] play both sides, the match runner
+//! dispatches to two players with clocks) and judges the game after each
+//! move. Invariants: the [`GameRecord`] only ever holds legal moves, and
+//! its keys are the keys of every position of the game, so repetition is
+//! judged on this game's positions only (moves that led to the start
+//! position are unknown unless they are part of the record).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use engine::labeled::GameResult;
-use engine::position::{color_sign, key, key_after};
-use engine::search::SearchLimits;
 use shakmaty::{Chess, Color, Move, Position};
 
-use crate::player::{Player, PlayerError};
+use crate::labeled::GameResult;
+use crate::player::{Choice, Player, PlayerError};
+use crate::position::{color_sign, key, key_after};
+use crate::search::SearchLimits;
+use crate::timeman::Clock;
 
 /// A position reached this many times is a draw.
 const REPETITION_DRAW_COUNT: usize = 3;
@@ -24,7 +28,28 @@ const FIFTY_MOVE_HALFMOVES: u32 = 100;
 /// Plies per full move: adjudication counts are in moves of each side.
 const PLIES_PER_MOVE: u32 = 2;
 
-/// The fixed budget of every search in a game.
+/// Both sides' clocks at the moment a move is asked for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct GameClocks {
+    /// Time left on White's clock.
+    pub white: Duration,
+    /// Time left on Black's clock.
+    pub black: Duration,
+    /// Increment added to a side's clock after each of its moves.
+    pub increment: Duration,
+}
+
+impl GameClocks {
+    /// Time left on `side`'s clock.
+    pub fn left(&self, side: Color) -> Duration {
+        match side {
+            Color::White => self.white,
+            Color::Black => self.black,
+        }
+    }
+}
+
+/// The budget of one search.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SearchBudget {
     /// A node count (reproducible).
@@ -33,24 +58,52 @@ pub enum SearchBudget {
     Depth(u32),
     /// A fixed time per move (not reproducible).
     Movetime(Duration),
+    /// A real clock: the searcher manages its own time (not reproducible).
+    Clock(GameClocks),
 }
 
 impl SearchBudget {
-    /// The budget as library search limits.
-    pub fn limits(self) -> SearchLimits {
+    /// The budget as library search limits for a search by `side`.
+    pub fn limits(self, side: Color) -> SearchLimits {
         match self {
             SearchBudget::Nodes(n) => SearchLimits::nodes(n),
             SearchBudget::Depth(d) => SearchLimits::depth(d),
             SearchBudget::Movetime(t) => SearchLimits::movetime(t),
+            SearchBudget::Clock(clocks) => SearchLimits {
+                clock: Some(Clock {
+                    time_left: clocks.left(side),
+                    increment: clocks.increment,
+                    moves_to_go: None,
+                }),
+                ..SearchLimits::default()
+            },
         }
     }
 
-    /// The budget as the arguments of a UCI `go` command.
+    /// The budget as a UCI `go` command.
     pub fn uci_go(self) -> String {
         match self {
             SearchBudget::Nodes(n) => format!("go nodes {n}"),
             SearchBudget::Depth(d) => format!("go depth {d}"),
             SearchBudget::Movetime(t) => format!("go movetime {}", t.as_millis()),
+            SearchBudget::Clock(c) => {
+                let inc = c.increment.as_millis();
+                format!(
+                    "go wtime {} btime {} winc {inc} binc {inc}",
+                    c.white.as_millis(),
+                    c.black.as_millis()
+                )
+            }
+        }
+    }
+
+    /// The time `side` may legitimately spend on a search under this budget
+    /// (zero for node and depth budgets); answer timeouts come on top.
+    pub fn thinking_allowance(self, side: Color) -> Duration {
+        match self {
+            SearchBudget::Nodes(_) | SearchBudget::Depth(_) => Duration::ZERO,
+            SearchBudget::Movetime(t) => t,
+            SearchBudget::Clock(c) => c.left(side),
         }
     }
 
@@ -60,6 +113,12 @@ impl SearchBudget {
             SearchBudget::Nodes(n) => format!("nodes={n}"),
             SearchBudget::Depth(d) => format!("depth={d}"),
             SearchBudget::Movetime(t) => format!("movetime={}ms", t.as_millis()),
+            SearchBudget::Clock(c) => format!(
+                "clock={}ms/{}ms+{}ms",
+                c.white.as_millis(),
+                c.black.as_millis(),
+                c.increment.as_millis()
+            ),
         }
     }
 }
@@ -224,7 +283,8 @@ impl GameRecord {
         &self.keys[..self.keys.len() - 1]
     }
 
-    fn play(&mut self, m: Move) {
+    /// Plays `m`, which must be legal in the current position.
+    pub fn play(&mut self, m: Move) {
         let before = self.position.clone();
         self.position.play_unchecked(m);
         let before_key = *self.keys.last().expect("a game has a start key");
@@ -233,7 +293,8 @@ impl GameRecord {
         self.moves.push(m);
     }
 
-    fn plies(&self) -> u32 {
+    /// Plies played from `start`.
+    pub fn plies(&self) -> u32 {
         self.moves.len() as u32
     }
 }
@@ -277,8 +338,8 @@ pub fn decided_outcome(position: &Chess) -> Option<GameOutcome> {
 }
 
 /// Running state of the adjudication rules.
-#[derive(Default)]
-struct Adjudicator {
+#[derive(Clone, Debug, Default)]
+pub struct Adjudicator {
     white_winning_plies: u32,
     black_winning_plies: u32,
     drawish_plies: u32,
@@ -287,7 +348,7 @@ struct Adjudicator {
 impl Adjudicator {
     /// Feeds the score (side to move's view, when known) of the search made
     /// at ply `ply` by `mover`; returns the adjudicated outcome, if any.
-    fn observe(
+    pub fn observe(
         &mut self,
         rules: &GameRules,
         ply: u32,
@@ -332,23 +393,26 @@ impl Adjudicator {
     }
 }
 
-/// Plays a game from `start` with `player` on both sides. The player's
-/// `new_game` is called first, so every game starts with fresh tables.
+/// Plays `game` on to its end: `choose` is asked for a move in every
+/// position that is not over (it sees the record so far, the side to move is
+/// `game.position.turn()`), the move is played and the game judged by the
+/// rules, then by adjudication on the reported score. The record keeps every
+/// move played, also when `choose` fails.
 ///
 /// # Errors
-/// [`GameError::Interrupted`] when `interrupt` is set during the game,
-/// [`GameError::Player`] when the player fails.
-pub fn play_game(
-    player: &mut dyn Player,
-    start: &Chess,
+/// The first error of `choose`, unchanged.
+pub fn play_out<E>(
+    game: &mut GameRecord,
     rules: &GameRules,
-    interrupt: &AtomicBool,
-) -> Result<GameOutcome, GameError> {
-    if let Some(outcome) = decided_outcome(start) {
-        return Ok(outcome);
+    mut choose: impl FnMut(&GameRecord) -> Result<Choice, E>,
+) -> Result<GameOutcome, E> {
+    if let Some((result, termination)) = rules_outcome(&game.position, &game.keys) {
+        return Ok(GameOutcome {
+            result,
+            termination,
+            plies: game.plies(),
+        });
     }
-    let mut game = GameRecord::new(start.clone());
-    player.new_game()?;
     let mut adjudicator = Adjudicator::default();
     loop {
         if rules.max_plies.is_some_and(|max| game.plies() >= max) {
@@ -358,11 +422,7 @@ pub fn play_game(
                 plies: game.plies(),
             });
         }
-        let choice = player.choose_move(&game, rules.budget);
-        if interrupt.load(Ordering::Relaxed) {
-            return Err(GameError::Interrupted);
-        }
-        let choice = choice?;
+        let choice = choose(game)?;
         let ply = game.plies();
         let mover = game.position.turn();
         game.play(choice.best_move);
@@ -383,29 +443,29 @@ pub fn play_game(
     }
 }
 
-/// The search score of `position` itself (side to move's view) under
-/// `budget`, with fresh tables; `None` when the player reports no score.
+/// Plays a game from `start` with `player` on both sides, every search under
+/// `rules.budget`. The player's `new_game` is called first, so every game
+/// starts with fresh tables.
 ///
 /// # Errors
-/// As [`play_game`].
-pub fn score_position(
+/// [`GameError::Interrupted`] when `interrupt` is set during the game,
+/// [`GameError::Player`] when the player fails.
+pub fn play_game(
     player: &mut dyn Player,
-    position: &Chess,
-    budget: SearchBudget,
+    start: &Chess,
+    rules: &GameRules,
     interrupt: &AtomicBool,
-) -> Result<Option<i32>, GameError> {
-    let game = GameRecord::new(position.clone());
-    if position.legal_moves().is_empty() {
-        return Ok(Some(if position.is_check() {
-            -engine::search::MATE_SCORE
-        } else {
-            engine::search::DRAW_SCORE
-        }));
+) -> Result<GameOutcome, GameError> {
+    if let Some(outcome) = decided_outcome(start) {
+        return Ok(outcome);
     }
+    let mut game = GameRecord::new(start.clone());
     player.new_game()?;
-    let choice = player.choose_move(&game, budget);
-    if interrupt.load(Ordering::Relaxed) {
-        return Err(GameError::Interrupted);
-    }
-    Ok(choice?.score)
+    play_out(&mut game, rules, |game| {
+        let choice = player.choose_move(game, rules.budget);
+        if interrupt.load(Ordering::Relaxed) {
+            return Err(GameError::Interrupted);
+        }
+        Ok(choice?)
+    })
 }

@@ -1,0 +1,644 @@
+//! An engine match: games between two players (the built-in engine with
+//! some parameters, or an external UCI engine), each opening played once with
+//! each colour, several games at once, with live statistics and an optional
+//! SPRT that stops the match early (formulas in [`crate::elo`]).
+//!
+//! Game `i` (0-based) uses the opening of pair `i / 2`; player A has White in
+//! even games and Black in odd ones. Each worker thread owns its own two
+//! players, so in-process searchers never share tables; every game starts
+//! with `new_game` (fresh tables, `ucinewgame`).
+//!
+//! Under a time control the clocks are real: the runner measures the time
+//! each move actually took, subtracts it from the mover's clock and adds the
+//! increment; a move that takes longer than the time left loses on time. A
+//! failing external engine (illegal move, crash, hang, no move in time)
+//! loses the game with the reason recorded, is killed, and is restarted for
+//! its next game: the match continues. Games are reproducible with a node or
+//! depth budget and one game at a time (with in-process players).
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::channel;
+use std::time::{Duration, Instant};
+
+use shakmaty::{Color, Position};
+
+use crate::elo::{Record, Sprt, SprtDecision};
+use crate::eval::Params;
+use crate::game::{
+    DrawRule, GameClocks, GameOutcome, GameRules, ResignRule, SearchBudget, Termination, play_out,
+};
+use crate::labeled::GameResult;
+use crate::openings::{Opening, OpeningSource};
+use crate::pgn_record::PgnGame;
+use crate::player::{Choice, InProcessPlayer, Player, PlayerError};
+use crate::uci_client::{EngineSpec, UciPlayer};
+
+/// Games per opening: one with each colour.
+pub const GAMES_PER_PAIR: usize = 2;
+/// PGN `TimeControl` value of a match without a clock.
+const NO_CLOCK_TIME_CONTROL: &str = "-";
+
+/// Which of the two players.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Side {
+    /// The first player (`--*-a`); statistics are from its point of view.
+    A,
+    /// The second player.
+    B,
+}
+
+impl Side {
+    /// Both sides, A first.
+    pub const BOTH: [Side; 2] = [Side::A, Side::B];
+
+    fn index(self) -> usize {
+        match self {
+            Side::A => 0,
+            Side::B => 1,
+        }
+    }
+}
+
+/// What plays one side of the match.
+#[derive(Clone, Debug)]
+pub enum PlayerKind {
+    /// The built-in engine with these evaluation parameters.
+    InProcess(Arc<Params>),
+    /// An external UCI engine.
+    External(EngineSpec),
+}
+
+/// One player of the match.
+#[derive(Clone, Debug)]
+pub struct Contestant {
+    /// Name in reports and PGN.
+    pub name: String,
+    /// How it plays.
+    pub kind: PlayerKind,
+}
+
+/// A time control `base+increment` (seconds).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimeControl {
+    /// Time on each clock at the start.
+    pub base: Duration,
+    /// Time added after each move.
+    pub increment: Duration,
+}
+
+/// Why a time control could not be parsed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a time control (BASE or BASE+INCREMENT in seconds, e.g. 10+0.1)")]
+pub struct TimeControlParseError(String);
+
+impl FromStr for TimeControl {
+    type Err = TimeControlParseError;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let error = || TimeControlParseError(text.to_string());
+        let (base, increment) = text.split_once('+').unwrap_or((text, "0"));
+        let seconds = |s: &str| {
+            s.trim()
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite() && *v >= 0.0)
+                .map(Duration::from_secs_f64)
+                .ok_or_else(error)
+        };
+        let tc = TimeControl {
+            base: seconds(base)?,
+            increment: seconds(increment)?,
+        };
+        if tc.base.is_zero() {
+            return Err(error());
+        }
+        Ok(tc)
+    }
+}
+
+impl fmt::Display for TimeControl {
+    /// The PGN `TimeControl` form: `10+0.1` (seconds).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.base.as_secs_f64())?;
+        if !self.increment.is_zero() {
+            write!(f, "+{}", self.increment.as_secs_f64())?;
+        }
+        Ok(())
+    }
+}
+
+/// How long each move may think.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MoveLimit {
+    /// The same fixed budget for every move (nodes, depth or movetime).
+    Fixed(SearchBudget),
+    /// Real clocks.
+    Clock(TimeControl),
+}
+
+/// Everything that defines a match.
+#[derive(Debug)]
+pub struct MatchSettings {
+    /// Player A and player B.
+    pub players: [Contestant; 2],
+    /// Total games (pairs of games per opening; an odd total plays the last
+    /// opening once, A with White).
+    pub games: usize,
+    /// Where games start.
+    pub openings: OpeningSource,
+    /// Thinking limit of every move.
+    pub limit: MoveLimit,
+    /// Resign adjudication.
+    pub resign: Option<ResignRule>,
+    /// Draw adjudication.
+    pub draw: Option<DrawRule>,
+    /// Games reaching this many plies (opening included) are drawn.
+    pub max_plies: Option<u32>,
+    /// Games played at once.
+    pub concurrency: usize,
+    /// Seed of the random opening lines.
+    pub seed: u64,
+    /// Transposition table size of every in-process player, in MB.
+    pub hash_mb: usize,
+    /// Stop early when this test decides.
+    pub sprt: Option<Sprt>,
+    /// PGN `Event` tag.
+    pub event: String,
+}
+
+/// Why a player lost by forfeit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ForfeitReason {
+    /// The clock ran out (or no answer within the time left).
+    Time,
+    /// The engine played an illegal move.
+    IllegalMove,
+    /// The engine answered something that is not a move.
+    Protocol,
+    /// The engine exited, could not be started or written to.
+    Crash,
+    /// The engine did not answer in time (without a clock).
+    Hang,
+}
+
+impl ForfeitReason {
+    /// Human-readable name.
+    pub fn name(self) -> &'static str {
+        match self {
+            ForfeitReason::Time => "time forfeit",
+            ForfeitReason::IllegalMove => "illegal move",
+            ForfeitReason::Protocol => "protocol error",
+            ForfeitReason::Crash => "engine crash",
+            ForfeitReason::Hang => "engine hang",
+        }
+    }
+
+    /// The PGN `Termination` tag value.
+    pub fn pgn_termination(self) -> &'static str {
+        match self {
+            ForfeitReason::Time => "time forfeit",
+            ForfeitReason::IllegalMove | ForfeitReason::Protocol => "rules infraction",
+            ForfeitReason::Crash | ForfeitReason::Hang => "abandoned",
+        }
+    }
+
+    fn of_error(error: &PlayerError, clocked: bool) -> ForfeitReason {
+        match error {
+            PlayerError::Timeout(..) if clocked => ForfeitReason::Time,
+            PlayerError::Timeout(..) => ForfeitReason::Hang,
+            PlayerError::Exited(_) | PlayerError::Io(_) => ForfeitReason::Crash,
+            PlayerError::Protocol(_) => ForfeitReason::Protocol,
+            PlayerError::IllegalMove(_) => ForfeitReason::IllegalMove,
+        }
+    }
+}
+
+/// How a match game ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GameEnd {
+    /// By the rules or adjudication.
+    Rules(Termination),
+    /// A player lost by forfeit.
+    Forfeit {
+        /// Who lost.
+        loser: Side,
+        /// Why.
+        reason: ForfeitReason,
+        /// Details (the engine's error, the time used, …).
+        detail: String,
+    },
+}
+
+/// One finished game.
+#[derive(Clone, Debug)]
+pub struct GameReport {
+    /// 0-based game number.
+    pub index: usize,
+    /// Which side had White.
+    pub white: Side,
+    /// The result, White's point of view.
+    pub result: GameResult,
+    /// Why it ended.
+    pub end: GameEnd,
+    /// Plies played (opening moves included).
+    pub plies: u32,
+    /// The game as PGN text.
+    pub pgn: String,
+}
+
+impl GameReport {
+    /// Points scored by player A (1, ½ or 0).
+    pub fn score_of_a(&self) -> f64 {
+        let white = self.result.white_score();
+        if self.white == Side::A {
+            white
+        } else {
+            1.0 - white
+        }
+    }
+
+    /// A short description of the ending.
+    pub fn end_description(&self) -> String {
+        match &self.end {
+            GameEnd::Rules(t) => t.name().to_string(),
+            GameEnd::Forfeit { loser, reason, .. } => format!("{loser:?} loses: {}", reason.name()),
+        }
+    }
+}
+
+/// The state of a match after some games.
+#[derive(Clone, Debug, Default)]
+pub struct Standing {
+    /// Player A's record.
+    pub record: Record,
+    /// Forfeits by loser and reason.
+    pub forfeits: BTreeMap<(Side, ForfeitReason), u64>,
+    /// Games by ending (rules and adjudication).
+    pub endings: BTreeMap<Termination, u64>,
+    /// The SPRT's decision, when a test runs.
+    pub sprt: Option<SprtDecision>,
+    /// The SPRT's log-likelihood ratio, when a test runs.
+    pub llr: Option<f64>,
+}
+
+impl Standing {
+    fn add(&mut self, report: &GameReport, sprt: Option<&Sprt>) {
+        let score = report.score_of_a();
+        if score > 0.5 {
+            self.record.wins += 1;
+        } else if score < 0.5 {
+            self.record.losses += 1;
+        } else {
+            self.record.draws += 1;
+        }
+        match &report.end {
+            GameEnd::Rules(t) => *self.endings.entry(*t).or_default() += 1,
+            GameEnd::Forfeit { loser, reason, .. } => {
+                *self.forfeits.entry((*loser, *reason)).or_default() += 1;
+            }
+        }
+        if let Some(sprt) = sprt {
+            self.llr = Some(sprt.llr(&self.record));
+            self.sprt = Some(sprt.decision(&self.record));
+        }
+    }
+
+    /// One line: `+W =D -L score S elo E [low, high] LOS P` (and the LLR).
+    pub fn summary_line(&self) -> String {
+        let r = &self.record;
+        let e = r.elo();
+        let mut line = format!(
+            "+{} ={} -{} score {:.3} elo {:+.1} [{:+.1}, {:+.1}] LOS {:.1}%",
+            r.wins,
+            r.draws,
+            r.losses,
+            r.score(),
+            e.elo,
+            e.low,
+            e.high,
+            100.0 * r.los()
+        );
+        if let Some(llr) = self.llr {
+            line.push_str(&format!(" LLR {llr:+.2}"));
+        }
+        line
+    }
+}
+
+/// Why a match could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum MatchError {
+    /// An external engine could not be started before the first game.
+    #[error("starting {name}: {source}")]
+    Start {
+        /// The player's name.
+        name: String,
+        /// The failure.
+        source: PlayerError,
+    },
+    /// The settings make no match.
+    #[error("invalid match settings: {0}")]
+    Settings(String),
+}
+
+/// The end of a match.
+#[derive(Clone, Debug)]
+pub struct MatchSummary {
+    /// The final standing.
+    pub standing: Standing,
+    /// Games played to the end.
+    pub games_played: usize,
+    /// Whether the match stopped before all games (SPRT decision or abort).
+    pub stopped_early: bool,
+}
+
+/// A player slot of one worker: started lazily, dropped (killing an
+/// external engine) after a failure, restarted for the next game.
+struct Seat<'a> {
+    contestant: &'a Contestant,
+    hash_mb: usize,
+    player: Option<Box<dyn Player>>,
+}
+
+impl Seat<'_> {
+    fn ready(&mut self) -> Result<&mut dyn Player, PlayerError> {
+        if self.player.is_none() {
+            self.player = Some(start_player(self.contestant, self.hash_mb)?);
+        }
+        Ok(self.player.as_deref_mut().expect("player started"))
+    }
+}
+
+fn start_player(contestant: &Contestant, hash_mb: usize) -> Result<Box<dyn Player>, PlayerError> {
+    Ok(match &contestant.kind {
+        PlayerKind::InProcess(params) => {
+            Box::new(InProcessPlayer::new(Arc::clone(params), hash_mb))
+        }
+        PlayerKind::External(spec) => Box::new(UciPlayer::start(spec.clone())?),
+    })
+}
+
+/// Why a game stopped before its end.
+enum Interruption {
+    /// The match is being stopped: discard the game.
+    Aborted,
+    /// The side to move lost by forfeit.
+    Forfeit(Color, ForfeitReason, String),
+}
+
+fn forfeit_detail(error: &PlayerError, reason: ForfeitReason) -> String {
+    match reason {
+        ForfeitReason::Time => format!("no move within the time left ({error})"),
+        _ => error.to_string(),
+    }
+}
+
+/// Plays game `index`; `None` when `stopped` turns true meanwhile.
+fn play_match_game(
+    settings: &MatchSettings,
+    seats: &mut [Seat<'_>; 2],
+    index: usize,
+    opening: &Opening,
+    stopped: &dyn Fn() -> bool,
+) -> Option<GameReport> {
+    let white = if index.is_multiple_of(GAMES_PER_PAIR) {
+        Side::A
+    } else {
+        Side::B
+    };
+    let side_of = |color: Color| match (color, white) {
+        (Color::White, s) => s,
+        (Color::Black, Side::A) => Side::B,
+        (Color::Black, Side::B) => Side::A,
+    };
+    let clocked = matches!(settings.limit, MoveLimit::Clock(_));
+    let mut game = opening.record();
+    let rules = GameRules {
+        budget: match settings.limit {
+            MoveLimit::Fixed(budget) => budget,
+            MoveLimit::Clock(tc) => SearchBudget::Clock(GameClocks {
+                white: tc.base,
+                black: tc.base,
+                increment: tc.increment,
+            }),
+        },
+        resign: settings.resign,
+        draw: settings.draw,
+        max_plies: settings.max_plies,
+    };
+    let mut clocks = match rules.budget {
+        SearchBudget::Clock(c) => Some(c),
+        _ => None,
+    };
+
+    let mut outcome: Result<GameOutcome, Interruption> = Ok(GameOutcome {
+        result: GameResult::Draw,
+        termination: Termination::MaxPlies,
+        plies: 0,
+    });
+    // Both players prepare for the game (fresh tables, engines running).
+    for color in [Color::White, Color::Black] {
+        let seat = &mut seats[side_of(color).index()];
+        if let Err(e) = seat.ready().and_then(|p| p.new_game()) {
+            seat.player = None;
+            let reason = ForfeitReason::Crash;
+            outcome = Err(Interruption::Forfeit(color, reason, e.to_string()));
+            break;
+        }
+    }
+    if outcome.is_ok() {
+        outcome = play_out(&mut game, &rules, |record| {
+            if stopped() {
+                return Err(Interruption::Aborted);
+            }
+            let mover = record.position.turn();
+            let seat = &mut seats[side_of(mover).index()];
+            let budget = clocks.map_or(rules.budget, SearchBudget::Clock);
+            let started = Instant::now();
+            let answer = seat.ready().and_then(|p| p.choose_move(record, budget));
+            let used = started.elapsed();
+            if stopped() {
+                return Err(Interruption::Aborted);
+            }
+            let choice: Choice = match answer {
+                Ok(choice) => choice,
+                Err(e) => {
+                    seat.player = None;
+                    let reason = ForfeitReason::of_error(&e, clocked);
+                    return Err(Interruption::Forfeit(
+                        mover,
+                        reason,
+                        forfeit_detail(&e, reason),
+                    ));
+                }
+            };
+            if let Some(c) = clocks.as_mut() {
+                let left = c.left(mover);
+                if used > left {
+                    return Err(Interruption::Forfeit(
+                        mover,
+                        ForfeitReason::Time,
+                        format!(
+                            "used {} ms with {} ms left",
+                            used.as_millis(),
+                            left.as_millis()
+                        ),
+                    ));
+                }
+                let after = left - used + c.increment;
+                match mover {
+                    Color::White => c.white = after,
+                    Color::Black => c.black = after,
+                }
+            }
+            Ok(choice)
+        });
+    }
+
+    let (result, end) = match outcome {
+        Ok(o) => (o.result, GameEnd::Rules(o.termination)),
+        Err(Interruption::Aborted) => return None,
+        Err(Interruption::Forfeit(color, reason, detail)) => (
+            GameResult::win_for(!color),
+            GameEnd::Forfeit {
+                loser: side_of(color),
+                reason,
+                detail,
+            },
+        ),
+    };
+    let name_of = |side: Side| settings.players[side.index()].name.clone();
+    let (white_name, black_name) = (name_of(white), name_of(side_of(Color::Black)));
+    let (termination_tag, comment) = match &end {
+        GameEnd::Rules(t) => (
+            if t.is_adjudication() {
+                "adjudication"
+            } else {
+                "normal"
+            },
+            t.name().to_string(),
+        ),
+        GameEnd::Forfeit {
+            loser,
+            reason,
+            detail,
+        } => (
+            reason.pgn_termination(),
+            format!(
+                "{} loses by {}: {detail}",
+                settings.players[loser.index()].name,
+                reason.name()
+            ),
+        ),
+    };
+    let time_control = match settings.limit {
+        MoveLimit::Clock(tc) => tc.to_string(),
+        MoveLimit::Fixed(_) => NO_CLOCK_TIME_CONTROL.to_string(),
+    };
+    let pgn = PgnGame {
+        tags: vec![
+            ("Event".into(), settings.event.clone()),
+            ("Round".into(), (index + 1).to_string()),
+            ("White".into(), white_name),
+            ("Black".into(), black_name),
+            ("Termination".into(), termination_tag.to_string()),
+            ("TimeControl".into(), time_control),
+        ],
+        start: &game.start,
+        moves: &game.moves,
+        result: result.pgn(),
+        final_comment: Some(comment),
+    }
+    .to_pgn();
+    Some(GameReport {
+        index,
+        white,
+        result,
+        end,
+        plies: game.plies(),
+        pgn,
+    })
+}
+
+/// Plays the match. `on_game` is called on the calling thread as each game
+/// finishes, with the standing after it (in completion order). Setting
+/// `abort` stops the match: running games are abandoned and not counted.
+///
+/// # Errors
+/// When the settings are inconsistent or an external engine cannot be
+/// started at all (checked once before the first game).
+pub fn run_match(
+    settings: &MatchSettings,
+    abort: &AtomicBool,
+    mut on_game: impl FnMut(&GameReport, &Standing),
+) -> Result<MatchSummary, MatchError> {
+    if settings.concurrency == 0 {
+        return Err(MatchError::Settings(
+            "concurrency must be at least 1".into(),
+        ));
+    }
+    for contestant in &settings.players {
+        start_player(contestant, settings.hash_mb).map_err(|source| MatchError::Start {
+            name: contestant.name.clone(),
+            source,
+        })?;
+    }
+    let next_game = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let stopped = || stop.load(Ordering::Relaxed) || abort.load(Ordering::Relaxed);
+    let mut standing = Standing::default();
+    let mut games_played = 0;
+    let (sender, receiver) = channel::<GameReport>();
+    std::thread::scope(|scope| {
+        let workers = settings.concurrency.min(settings.games.max(1));
+        for _ in 0..workers {
+            let sender = sender.clone();
+            let (next_game, stopped) = (&next_game, &stopped);
+            scope.spawn(move || {
+                let mut seats = [0, 1].map(|i| Seat {
+                    contestant: &settings.players[i],
+                    hash_mb: settings.hash_mb,
+                    player: None,
+                });
+                loop {
+                    let index = next_game.fetch_add(1, Ordering::Relaxed);
+                    if index >= settings.games || stopped() {
+                        break;
+                    }
+                    let opening = settings
+                        .openings
+                        .for_pair(index / GAMES_PER_PAIR, settings.seed);
+                    let Some(report) =
+                        play_match_game(settings, &mut seats, index, &opening, stopped)
+                    else {
+                        break;
+                    };
+                    if sender.send(report).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(sender);
+        for report in receiver {
+            if stop.load(Ordering::Relaxed) {
+                continue;
+            }
+            games_played += 1;
+            standing.add(&report, settings.sprt.as_ref());
+            on_game(&report, &standing);
+            if standing.sprt.is_some_and(|d| d != SprtDecision::Continue) {
+                stop.store(true, Ordering::Relaxed);
+            }
+        }
+    });
+    Ok(MatchSummary {
+        standing,
+        games_played,
+        stopped_early: games_played < settings.games,
+    })
+}

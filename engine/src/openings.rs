@@ -1,0 +1,308 @@
+//! Where the games of a match start: a list of openings read from an
+//! EPD/FEN file (any format of [`crate::labeled`]), from a PGN file (the
+//! first moves of each game), or lines drawn at random from a Polyglot book.
+//!
+//! An [`Opening`] is a start position plus moves already played from it, so
+//! that a game from a PGN opening keeps its real history (repetitions count,
+//! the PGN starts from the standard position). Invariants: every opening's
+//! moves are legal, and its final position is not decided by the rules
+//! (openings that are already over are skipped when loading).
+
+use std::io::BufReader;
+use std::ops::ControlFlow;
+use std::path::{Path, PathBuf};
+
+use pgn_reader::{RawTag, Reader, SanPlus, Skip, Visitor};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
+use shakmaty::{Chess, Move, Position};
+
+use crate::book::{BookError, PolyglotBook};
+use crate::game::{GameRecord, decided_outcome};
+use crate::input::{InputError, open_input};
+use crate::labeled::LabeledReader;
+use crate::position::parse_fen;
+
+/// File name extension of a Polyglot book.
+const BOOK_EXTENSION: &str = "bin";
+/// File name extension of a PGN file.
+const PGN_EXTENSION: &str = "pgn";
+/// Mixed into the seed for the book line of each game pair.
+const PAIR_SEED_MIX: u64 = 0x9E37_79B9_7F4A_7C15;
+
+/// A start position and the moves played from it before the engines take
+/// over.
+#[derive(Clone, Debug)]
+pub struct Opening {
+    /// The position the game record starts from.
+    pub start: Chess,
+    /// Moves already played from `start`.
+    pub moves: Vec<Move>,
+}
+
+impl Opening {
+    /// The standard start position, no moves.
+    pub fn standard() -> Self {
+        Opening {
+            start: Chess::default(),
+            moves: Vec::new(),
+        }
+    }
+
+    /// The game record with the opening moves played.
+    pub fn record(&self) -> GameRecord {
+        let mut game = GameRecord::new(self.start.clone());
+        for m in &self.moves {
+            game.play(*m);
+        }
+        game
+    }
+
+    fn is_playable(&self) -> bool {
+        let game = self.record();
+        decided_outcome(&game.position).is_none()
+    }
+}
+
+/// Why openings could not be loaded.
+#[derive(Debug, thiserror::Error)]
+pub enum OpeningsError {
+    /// The file could not be opened or read.
+    #[error(transparent)]
+    Input(#[from] InputError),
+    /// Reading failed part-way.
+    #[error("reading {path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// The Polyglot book is unusable.
+    #[error(transparent)]
+    Book(#[from] BookError),
+    /// The file holds no usable opening.
+    #[error("{0}: no usable opening")]
+    Empty(PathBuf),
+}
+
+/// The openings of a match.
+#[derive(Debug)]
+pub enum OpeningSource {
+    /// Every game from the standard position.
+    Standard,
+    /// A fixed list, used in order (cycling when the match is longer).
+    List(Vec<Opening>),
+    /// A random line of up to `plies` book moves from the standard position
+    /// per game pair.
+    Book {
+        /// The book.
+        book: PolyglotBook,
+        /// Maximum book moves per line.
+        plies: usize,
+    },
+}
+
+impl OpeningSource {
+    /// Loads openings from `path`: a Polyglot book (`.bin`, lines of up to
+    /// `book_plies` moves), a PGN file (`.pgn`, the first `pgn_plies` moves
+    /// of each game) or positions in any labeled-position format.
+    ///
+    /// # Errors
+    /// When the file cannot be read or holds no usable opening.
+    pub fn load(path: &Path, pgn_plies: usize, book_plies: usize) -> Result<Self, OpeningsError> {
+        let extension = path
+            .extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        let source = match extension.as_deref() {
+            Some(BOOK_EXTENSION) => OpeningSource::Book {
+                book: PolyglotBook::open(path)?,
+                plies: book_plies,
+            },
+            Some(PGN_EXTENSION) => OpeningSource::List(read_pgn_openings(path, pgn_plies)?),
+            _ => OpeningSource::List(read_position_openings(path)?),
+        };
+        match &source {
+            OpeningSource::List(list) if list.is_empty() => {
+                Err(OpeningsError::Empty(path.to_path_buf()))
+            }
+            OpeningSource::Book { book, .. } if book.is_empty() => {
+                Err(OpeningsError::Empty(path.to_path_buf()))
+            }
+            _ => Ok(source),
+        }
+    }
+
+    /// The opening of game pair `pair` (both games of a pair share it).
+    /// Reproducible for a given `seed`.
+    pub fn for_pair(&self, pair: usize, seed: u64) -> Opening {
+        match self {
+            OpeningSource::Standard => Opening::standard(),
+            OpeningSource::List(list) => list[pair % list.len()].clone(),
+            OpeningSource::Book { book, plies } => {
+                let mut rng =
+                    ChaCha8Rng::seed_from_u64(seed ^ (pair as u64 + 1).wrapping_mul(PAIR_SEED_MIX));
+                let start = Chess::default();
+                let mut moves = book.random_line(&start, &mut rng, *plies);
+                // Never hand over a finished game: shorten the line.
+                while !(Opening {
+                    start: start.clone(),
+                    moves: moves.clone(),
+                })
+                .is_playable()
+                {
+                    moves.pop();
+                }
+                Opening { start, moves }
+            }
+        }
+    }
+
+    /// Number of distinct openings, when the source is a list.
+    pub fn list_len(&self) -> Option<usize> {
+        match self {
+            OpeningSource::List(list) => Some(list.len()),
+            _ => None,
+        }
+    }
+}
+
+fn read_position_openings(path: &Path) -> Result<Vec<Opening>, OpeningsError> {
+    let input = open_input(path)?;
+    let reader = LabeledReader::new(BufReader::new(input), Some(path.to_path_buf()));
+    let openings = reader
+        .filter_map(|item| item.ok())
+        .map(|(_, record)| Opening {
+            start: record.position,
+            moves: Vec::new(),
+        })
+        .filter(Opening::is_playable)
+        .collect();
+    Ok(openings)
+}
+
+fn read_pgn_openings(path: &Path, plies: usize) -> Result<Vec<Opening>, OpeningsError> {
+    let input = open_input(path)?;
+    let mut reader = Reader::new(input);
+    let mut visitor = OpeningVisitor { plies };
+    let mut openings = Vec::new();
+    loop {
+        match reader.read_game(&mut visitor) {
+            Ok(Some(Some(opening))) => {
+                if opening.is_playable() {
+                    openings.push(opening);
+                }
+            }
+            Ok(Some(None)) => {}
+            Ok(None) => break,
+            Err(source) => {
+                return Err(OpeningsError::Read {
+                    path: path.to_path_buf(),
+                    source,
+                });
+            }
+        }
+    }
+    Ok(openings)
+}
+
+/// Collects the first moves of a PGN game's main line.
+struct OpeningVisitor {
+    plies: usize,
+}
+
+/// A PGN game being read: its position so far, `None` once unusable.
+struct OpeningInProgress {
+    opening: Option<Opening>,
+    position: Chess,
+}
+
+impl Visitor for OpeningVisitor {
+    type Tags = Option<Chess>;
+    type Movetext = OpeningInProgress;
+    type Output = Option<Opening>;
+
+    fn begin_tags(&mut self) -> ControlFlow<Self::Output, Self::Tags> {
+        ControlFlow::Continue(Some(Chess::default()))
+    }
+
+    fn tag(
+        &mut self,
+        tags: &mut Self::Tags,
+        name: &[u8],
+        value: RawTag<'_>,
+    ) -> ControlFlow<Self::Output> {
+        if name == b"FEN" {
+            *tags = parse_fen(&String::from_utf8_lossy(&value.decode())).ok();
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn begin_movetext(&mut self, tags: Self::Tags) -> ControlFlow<Self::Output, Self::Movetext> {
+        match tags {
+            Some(start) => ControlFlow::Continue(OpeningInProgress {
+                position: start.clone(),
+                opening: Some(Opening {
+                    start,
+                    moves: Vec::new(),
+                }),
+            }),
+            None => ControlFlow::Break(None),
+        }
+    }
+
+    fn san(&mut self, game: &mut Self::Movetext, san_plus: SanPlus) -> ControlFlow<Self::Output> {
+        let Some(opening) = game.opening.as_mut() else {
+            return ControlFlow::Continue(());
+        };
+        if opening.moves.len() >= self.plies {
+            return ControlFlow::Continue(());
+        }
+        match san_plus.san.to_move(&game.position) {
+            Ok(m) => {
+                game.position.play_unchecked(m);
+                opening.moves.push(m);
+            }
+            Err(_) => game.opening = None,
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn begin_variation(&mut self, _game: &mut Self::Movetext) -> ControlFlow<Self::Output, Skip> {
+        ControlFlow::Continue(Skip(true))
+    }
+
+    fn end_game(&mut self, game: Self::Movetext) -> Self::Output {
+        game.opening
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn pgn_openings_take_the_first_moves() {
+        let mut file = tempfile::Builder::new().suffix(".pgn").tempfile().unwrap();
+        write!(
+            file,
+            "[Event \"a\"]\n\n1. e4 e5 2. Nf3 (2. f4) Nc6 3. Bb5 a6 1-0\n\n\
+             [Event \"b\"]\n\n1. d4 d5 1/2-1/2\n"
+        )
+        .unwrap();
+        let source = OpeningSource::load(file.path(), 3, 0).unwrap();
+        let OpeningSource::List(list) = source else {
+            panic!("a list")
+        };
+        assert_eq!(list.len(), 2);
+        assert_eq!(list[0].moves.len(), 3);
+        assert_eq!(list[1].moves.len(), 2);
+        let pos = list[0].record().position;
+        assert_eq!(
+            crate::position::fen_of(&pos),
+            "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2"
+        );
+    }
+}

@@ -1,0 +1,290 @@
+//! `engine match`: short matches through the library and the binary —
+//! results add up, each opening is played with both colours, the PGN is
+//! readable by python-chess, a crippled evaluation loses, failing external
+//! engines lose with the reason recorded while the match continues, and a
+//! node-limited match is reproducible.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+
+use engine::elo::SprtDecision;
+use engine::eval::{Params, params_file};
+use engine::game::{ResignRule, SearchBudget};
+use engine::match_runner::{
+    Contestant, ForfeitReason, GameEnd, GameReport, MatchSettings, MatchSummary, MoveLimit,
+    PlayerKind, Side, run_match,
+};
+use engine::openings::OpeningSource;
+use engine::uci_client::EngineSpec;
+
+/// Two quiet opening positions from real games (White and Black to move).
+const OPENINGS_EPD: &str = "\
+r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - c0 \"two knights\";
+rnbqkb1r/pp2pppp/3p1n2/8/3NP3/2N5/PPP2PPP/R1BQKB1R b KQkq - c0 \"sicilian\";
+";
+
+fn openings_file(dir: &Path) -> PathBuf {
+    let path = dir.join("openings.epd");
+    std::fs::write(&path, OPENINGS_EPD).unwrap();
+    path
+}
+
+fn defaults(name: &str) -> Contestant {
+    Contestant {
+        name: name.to_string(),
+        kind: PlayerKind::InProcess(Arc::new(Params::defaults())),
+    }
+}
+
+fn settings(a: Contestant, b: Contestant, games: usize, openings: OpeningSource) -> MatchSettings {
+    MatchSettings {
+        players: [a, b],
+        games,
+        openings,
+        limit: MoveLimit::Fixed(SearchBudget::Nodes(800)),
+        resign: Some(ResignRule {
+            score: 800,
+            moves: 3,
+        }),
+        draw: None,
+        max_plies: Some(160),
+        concurrency: 1,
+        seed: 1,
+        hash_mb: 1,
+        sprt: None,
+        event: "test".into(),
+    }
+}
+
+fn play(settings: &MatchSettings) -> (MatchSummary, Vec<GameReport>) {
+    let mut reports = Vec::new();
+    let summary = run_match(settings, &AtomicBool::new(false), |report, _| {
+        reports.push(report.clone())
+    })
+    .expect("the match runs");
+    (summary, reports)
+}
+
+#[test]
+fn binary_match_adds_up_and_writes_readable_pgn() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("games.pgn");
+    let out = Command::new(env!("CARGO_BIN_EXE_engine"))
+        .args([
+            "match",
+            "--games",
+            "4",
+            "--nodes",
+            "600",
+            "--max-plies",
+            "120",
+        ])
+        .arg("--openings")
+        .arg(openings_file(dir.path()))
+        .arg("--pgn")
+        .arg(&pgn)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(stdout.lines().filter(|l| l.starts_with("game ")).count(), 4);
+    let totals = stdout
+        .lines()
+        .skip_while(|l| !l.starts_with("final:"))
+        .nth(1)
+        .expect("a final summary");
+    let counts: Vec<u64> = totals
+        .split_whitespace()
+        .take(3)
+        .map(|w| w[1..].parse().unwrap())
+        .collect();
+    assert_eq!(counts.iter().sum::<u64>(), 4, "{totals}");
+
+    let check = Command::new("python3")
+        .args(["-c", "import chess.pgn"])
+        .status();
+    if !check.is_ok_and(|s| s.success()) {
+        eprintln!("notice: python-chess is missing; PGN readability not checked");
+        return;
+    }
+    let script = r#"
+import sys, chess.pgn
+games = []
+with open(sys.argv[1]) as f:
+    while (g := chess.pgn.read_game(f)) is not None:
+        assert not g.errors, g.errors
+        board = g.end().board()
+        h = g.headers
+        assert int(h["PlyCount"]) == len(list(g.mainline_moves()))
+        games.append((h["FEN"], h["White"], h["Black"], h["Result"], h["Termination"]))
+assert len(games) == 4, games
+for first, second in (games[0:2], games[2:4]):
+    assert first[0] == second[0], "a pair shares its opening"
+    assert (first[1], first[2]) == (second[2], second[1]), "colours swap"
+assert games[0][0] != games[2][0]
+print("ok", len(games))
+"#;
+    let out = Command::new("python3")
+        .args(["-c", script])
+        .arg(&pgn)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn library_match_plays_each_opening_with_both_colours() {
+    let dir = tempfile::tempdir().unwrap();
+    let openings = OpeningSource::load(&openings_file(dir.path()), 0, 0).unwrap();
+    let (summary, reports) = play(&settings(defaults("a"), defaults("b"), 4, openings));
+    let r = summary.standing.record;
+    assert_eq!(r.wins + r.draws + r.losses, 4);
+    assert_eq!(summary.games_played, 4);
+    let whites: Vec<Side> = reports.iter().map(|g| g.white).collect();
+    assert_eq!(whites, [Side::A, Side::B, Side::A, Side::B]);
+    let fen = |g: &GameReport| {
+        g.pgn
+            .lines()
+            .find(|l| l.starts_with("[FEN "))
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(fen(&reports[0]), fen(&reports[1]));
+    assert_eq!(fen(&reports[2]), fen(&reports[3]));
+    assert_ne!(fen(&reports[0]), fen(&reports[2]));
+}
+
+#[test]
+fn node_limited_match_is_reproducible() {
+    let run = || {
+        let (_, reports) = play(&settings(
+            defaults("a"),
+            defaults("b"),
+            2,
+            OpeningSource::Standard,
+        ));
+        reports.into_iter().map(|g| g.pgn).collect::<Vec<_>>()
+    };
+    assert_eq!(run(), run());
+}
+
+#[test]
+fn crippled_material_loses_to_the_defaults() {
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = params_file::to_text(&Params::defaults(), &[])
+        .lines()
+        .map(|line| {
+            let piece = ["knight", "bishop", "rook", "queen"]
+                .iter()
+                .any(|p| line.starts_with(&format!("material[{p}]")));
+            if piece {
+                let name = line.split_whitespace().next().unwrap();
+                format!("{name} 0\n")
+            } else {
+                format!("{line}\n")
+            }
+        })
+        .collect();
+    let path = dir.path().join("crippled.params");
+    std::fs::write(&path, text).unwrap();
+    let crippled = params_file::read_file(&path).unwrap().params;
+    let a = Contestant {
+        name: "crippled".into(),
+        kind: PlayerKind::InProcess(Arc::new(crippled)),
+    };
+    let openings = OpeningSource::load(&openings_file(dir.path()), 0, 0).unwrap();
+    let mut s = settings(a, defaults("defaults"), 4, openings);
+    s.limit = MoveLimit::Fixed(SearchBudget::Nodes(2000));
+    let (summary, _) = play(&s);
+    let r = summary.standing.record;
+    assert!(r.losses >= 3 && r.wins == 0, "{r:?}");
+
+    // An SPRT stops the match early, accepting H0 (not stronger).
+    s.games = 200;
+    s.limit = MoveLimit::Fixed(SearchBudget::Nodes(500));
+    s.sprt = Some("elo0=0 elo1=5 alpha=0.05 beta=0.05".parse().unwrap());
+    let (summary, _) = play(&s);
+    assert!(summary.stopped_early, "{summary:?}");
+    assert_eq!(summary.standing.sprt, Some(SprtDecision::AcceptH0));
+    assert!(summary.games_played < 100, "{summary:?}");
+}
+
+/// A fake UCI engine: handshake, then `on_go` (shell) for every `go`.
+fn fake_engine(dir: &Path, name: &str, on_go: &str) -> EngineSpec {
+    let path = dir.join(format!("{name}.sh"));
+    let mut file = std::fs::File::create(&path).unwrap();
+    write!(
+        file,
+        "while read -r line; do\n  case \"$line\" in\n    uci) echo \"id name {name}\"; echo uciok;;\n    \
+         isready) echo readyok;;\n    go*) {on_go};;\n    quit) exit 0;;\n  esac\ndone\n"
+    )
+    .unwrap();
+    EngineSpec {
+        command: format!("sh {}", path.display()),
+        options: vec![("Hash".into(), "1".into())],
+        timeout: Duration::from_millis(500),
+    }
+}
+
+fn assert_all_forfeited_by_b(reports: &[GameReport], reason: ForfeitReason, detail: &str) {
+    assert_eq!(reports.len(), 2, "the match continues after a failure");
+    for g in reports {
+        let GameEnd::Forfeit {
+            loser,
+            reason: got,
+            detail: text,
+        } = &g.end
+        else {
+            panic!("a forfeit: {g:?}")
+        };
+        assert_eq!((*loser, *got), (Side::B, reason));
+        assert!(text.contains(detail), "{text}");
+        assert_eq!(g.score_of_a(), 1.0);
+        assert!(
+            g.pgn.contains(&format!("fake loses by {}", reason.name())),
+            "{}",
+            g.pgn
+        );
+        assert!(
+            g.pgn
+                .contains(&format!("[Termination \"{}\"]", reason.pgn_termination()))
+        );
+    }
+}
+
+#[test]
+fn failing_external_engines_lose_and_the_match_continues() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "echo 'bestmove a1a2'",
+            ForfeitReason::IllegalMove,
+            "a1a2 is not legal",
+        ),
+        ("exit 1", ForfeitReason::Crash, "exited"),
+        ("true", ForfeitReason::Hang, "timed out"),
+    ];
+    for (i, (on_go, reason, detail)) in cases.into_iter().enumerate() {
+        let b = Contestant {
+            name: "fake".into(),
+            kind: PlayerKind::External(fake_engine(dir.path(), &format!("fake{i}"), on_go)),
+        };
+        let (summary, reports) = play(&settings(defaults("a"), b, 2, OpeningSource::Standard));
+        assert_eq!(summary.standing.record.wins, 2);
+        assert_eq!(summary.standing.forfeits[&(Side::B, reason)], 2);
+        assert_all_forfeited_by_b(&reports, reason, detail);
+    }
+}
