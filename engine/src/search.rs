@@ -23,7 +23,7 @@ use shakmaty::{Chess, Color, Move, Position, Role};
 
 use crate::eval::{Params, evaluate};
 use crate::movepick::{
-    MoveClass, MovePicker, OrderingTables, history_bonus, is_quiet, see_ge, see_value,
+    MoveClass, MoveContext, MovePicker, OrderingTables, history_bonus, is_quiet, see_ge, see_value,
 };
 use crate::position::{key, key_after};
 use crate::timeman::{Clock, DEFAULT_MOVE_OVERHEAD, Deadline, TimeBudget};
@@ -103,7 +103,7 @@ const LMR_BASE_CENTI: f64 = 75.0;
 /// See [`LMR_BASE_CENTI`].
 const LMR_DIVISOR_CENTI: f64 = 225.0;
 /// History score worth one ply of reduction.
-const LMR_HISTORY_DIVISOR: i32 = 8192;
+const LMR_HISTORY_DIVISOR: i32 = 16_384;
 /// Quiescence delta pruning: a capture must be able to lift the score to
 /// alpha with this margin to spare.
 const DELTA_MARGIN: i32 = 200;
@@ -530,6 +530,14 @@ impl Worker {
         } else {
             None
         };
+        let context = MoveContext {
+            previous: previous_move,
+            before_previous: if ply > 1 {
+                self.stack[ply - 2].current_move
+            } else {
+                None
+            },
+        };
 
         if !pv_node && !in_check && ply > 0 {
             // Step 6. Razoring: hopeless at low depth unless a capture
@@ -613,7 +621,7 @@ impl Worker {
             };
         }
         let mut picker =
-            MovePicker::new(pos, &mut moves, tt_move, &self.tables, ply, previous_move);
+            MovePicker::new(pos, &mut moves, tt_move, &self.tables, ply, context);
         let [killer_1, killer_2] = self.tables.killers(ply);
         let mut best_score = -INFINITY;
         let mut best_move: Option<Move> = None;
@@ -680,7 +688,7 @@ impl Worker {
                     reduction -= i32::from(gives_check);
                     reduction -= i32::from(Some(m) == killer_1 || Some(m) == killer_2);
                     if quiet {
-                        reduction -= self.tables.history(us, m) / LMR_HISTORY_DIVISOR;
+                        reduction -= self.tables.quiet_score(us, m, context) / LMR_HISTORY_DIVISOR;
                     }
                     reduction = reduction.clamp(0, (new_depth - 1).max(0));
                 }
@@ -730,9 +738,9 @@ impl Worker {
                     if score >= beta {
                         if quiet {
                             let bonus = history_bonus(depth);
-                            self.tables.update_history(us, m, bonus);
+                            self.tables.update_quiet(us, m, context, bonus);
                             for q in quiets_tried[..quiets_count].iter().flatten() {
-                                self.tables.update_history(us, *q, -bonus);
+                                self.tables.update_quiet(us, *q, context, -bonus);
                             }
                             self.tables.add_killer(ply, m);
                             self.tables.set_countermove(us, previous_move, m);
