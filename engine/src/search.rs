@@ -27,7 +27,7 @@ use crate::movepick::{
 };
 use crate::position::{key, key_after};
 use crate::timeman::{Clock, DEFAULT_MOVE_OVERHEAD, Deadline, TimeBudget};
-use crate::tt::{Bound, TranspositionTable, encode_move};
+use crate::tt::{Bound, TranspositionTable, TtAllocError, encode_move};
 
 /// Deepest ply the search ever reaches (main search plus quiescence).
 pub const MAX_PLY: usize = 128;
@@ -620,8 +620,7 @@ impl Worker {
                 DRAW_SCORE
             };
         }
-        let mut picker =
-            MovePicker::new(pos, &mut moves, tt_move, &self.tables, ply, context);
+        let mut picker = MovePicker::new(pos, &mut moves, tt_move, &self.tables, ply, context);
         let [killer_1, killer_2] = self.tables.killers(ply);
         let mut best_score = -INFINITY;
         let mut best_move: Option<Move> = None;
@@ -1115,11 +1114,26 @@ impl Searcher {
     }
 
     /// Resizes the transposition table (its content is lost).
-    pub fn set_hash_megabytes(&mut self, megabytes: usize) {
-        self.tt = Arc::new(TranspositionTable::new(megabytes));
+    ///
+    /// # Errors
+    /// [`TtAllocError`] when the memory cannot be allocated; the old table
+    /// is kept.
+    pub fn set_hash_megabytes(&mut self, megabytes: usize) -> Result<(), TtAllocError> {
+        // Free the old table first so that its memory can be reused.
+        let old_megabytes = self.tt.megabytes().max(1);
+        self.tt = Arc::new(TranspositionTable::new(1));
         for w in &mut self.workers {
             w.tt = self.tt.clone();
         }
+        let (tt, result) = match TranspositionTable::try_new(megabytes) {
+            Ok(tt) => (tt, Ok(())),
+            Err(e) => (TranspositionTable::new(old_megabytes), Err(e)),
+        };
+        self.tt = Arc::new(tt);
+        for w in &mut self.workers {
+            w.tt = self.tt.clone();
+        }
+        result
     }
 
     /// Number of search threads (at least 1).

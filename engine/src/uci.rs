@@ -31,7 +31,7 @@ pub const ENGINE_AUTHOR: &str = "The toolchain authors";
 /// Default transposition table size in MB.
 pub const DEFAULT_HASH_MB: usize = 16;
 /// Largest accepted `Hash` in MB.
-pub const MAX_HASH_MB: usize = 65_536;
+pub const MAX_HASH_MB: usize = 16_384;
 /// Largest accepted `Threads`.
 pub const MAX_THREADS: usize = 256;
 /// Largest accepted `Move Overhead` in ms.
@@ -353,8 +353,10 @@ impl UciSession {
             "hash" => match value.parse::<usize>() {
                 Ok(mb) if (1..=MAX_HASH_MB).contains(&mb) => {
                     if let Some(s) = self.idle_searcher("setoption Hash") {
-                        s.set_hash_megabytes(mb);
-                        self.options.hash_mb = mb;
+                        match s.set_hash_megabytes(mb) {
+                            Ok(()) => self.options.hash_mb = mb,
+                            Err(e) => self.info_string(&format!("{e}; keeping the old size")),
+                        }
                     }
                 }
                 _ => self.info_string(&format!(
