@@ -631,10 +631,14 @@ impl Worker {
 
         while let Some((m, class)) = picker.next_move(pos) {
             let quiet = is_quiet(m);
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            let gives_check = child.is_check();
             // Step 11. Shallow pruning of late, unpromising moves, once a
-            // move has been found that avoids being mated.
+            // move has been found that avoids being mated. Quiet checks are
+            // kept: they are how attacks are found.
             if ply > 0 && best_score > -MATE_BOUND && has_non_pawn_material(pos, us) {
-                if quiet && !in_check && !pv_node {
+                if quiet && !in_check && !pv_node && !gives_check {
                     // Late move pruning.
                     if depth <= LMP_MAX_DEPTH && quiets_count as i32 >= lmp_limit {
                         continue;
@@ -660,8 +664,7 @@ impl Worker {
                 }
             }
 
-            let child = self.make(pos, m);
-            let gives_check = child.is_check();
+            self.keys.push(key_after(pos, key, &m, &child));
             // Step 12. Check extension.
             let extension = i32::from(gives_check);
             let new_depth = depth - 1 + extension;
