@@ -658,7 +658,9 @@ impl Worker {
                     } else {
                         -SEE_CAPTURE_MARGIN * depth * depth
                     };
-                    if (class == MoveClass::BadCapture || quiet) && !see_ge(pos, m, threshold) {
+                    if (class == MoveClass::BadCapture || (quiet && !gives_check))
+                        && !see_ge(pos, m, threshold)
+                    {
                         continue;
                     }
                 }
