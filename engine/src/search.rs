@@ -683,6 +683,7 @@ impl Worker {
                 if depth >= LMR_MIN_DEPTH
                     && moves_searched >= LMR_MIN_MOVES + usize::from(pv_node)
                     && (quiet || class == MoveClass::BadCapture)
+                    && !(gives_check && class == MoveClass::BadCapture)
                 {
                     reduction =
                         self.lmr[depth.min(MAX_PLY as i32) as usize][moves_searched.min(63)];
