@@ -262,7 +262,9 @@ impl UciSession {
             "position" => self.cmd_position(args),
             "go" => self.cmd_go(args),
             "stop" => self.stop_search(),
-            "ponderhit" => {}
+            // Pondering is not advertised; a `go ponder` runs as infinite, so
+            // a ponderhit ends it with the move found so far.
+            "ponderhit" => self.stop.store(true, Ordering::Release),
             "debug" | "register" => {}
             "quit" => {
                 self.stop_search();
