@@ -543,8 +543,10 @@ impl UciSession {
             while wait_for_stop && !stop.load(Ordering::Acquire) {
                 std::thread::sleep(INFINITE_POLL);
             }
-            send(&out, &bestmove_line(&result));
+            // Flag first: the GUI may answer the bestmove with a new `go` at
+            // once, and that `go` must find the search finished, not running.
             sent.store(true, Ordering::Release);
+            send(&out, &bestmove_line(&result));
             searcher
         });
         self.running = Some(RunningSearch {
