@@ -1104,6 +1104,12 @@ impl Searcher {
         self.stop.clone()
     }
 
+    /// Makes the searcher obey `flag` (e.g. one Ctrl-C flag shared by many
+    /// searchers) instead of its own stop flag.
+    pub fn set_stop_flag(&mut self, flag: Arc<AtomicBool>) {
+        self.stop = flag;
+    }
+
     /// The evaluation weights in use.
     pub fn params(&self) -> &Arc<Params> {
         &self.params
