@@ -94,6 +94,12 @@ const SEE_PRUNE_MAX_DEPTH: i32 = 8;
 const SEE_CAPTURE_MARGIN: i32 = 25;
 /// See [`SEE_PRUNE_MAX_DEPTH`].
 const SEE_QUIET_MARGIN: i32 = 60;
+/// Singular extensions from this depth …
+const SE_MIN_DEPTH: i32 = 8;
+/// … when the hash entry is at most this much shallower …
+const SE_TT_DEPTH_MARGIN: i32 = 3;
+/// … and the other moves fail below its score minus this margin per depth.
+const SE_MARGIN_PER_DEPTH: i32 = 2;
 /// Late move reductions from this depth …
 const LMR_MIN_DEPTH: i32 = 3;
 /// … after this many moves searched.
@@ -225,6 +231,8 @@ struct Frame {
     static_eval: i32,
     /// The move played from this ply (`None` for a null move).
     current_move: Option<Move>,
+    /// The move a singular-extension search at this ply leaves out.
+    excluded: Option<Move>,
 }
 
 /// State shared by all threads of one search.
@@ -310,7 +318,8 @@ impl Worker {
             stack: vec![
                 Frame {
                     static_eval: EVAL_NONE,
-                    current_move: None
+                    current_move: None,
+                    excluded: None,
                 };
                 MAX_PLY + 4
             ],
@@ -479,7 +488,10 @@ impl Worker {
 
         // Step 4. Transposition table: a deep enough entry of the right
         // bound ends a non-PV node at once.
-        let tt_entry = if self.use_tt {
+        // A singular-extension search (a move excluded) must not take the
+        // full node's entry for its own.
+        let excluded = self.stack[ply].excluded;
+        let tt_entry = if self.use_tt && excluded.is_none() {
             self.tt.probe(key, ply)
         } else {
             None
@@ -539,7 +551,7 @@ impl Worker {
             },
         };
 
-        if !pv_node && !in_check && ply > 0 {
+        if !pv_node && !in_check && ply > 0 && excluded.is_none() {
             // Step 6. Razoring: hopeless at low depth unless a capture
             // sequence saves it, which quiescence decides.
             if depth <= RAZOR_MAX_DEPTH && eval + RAZOR_MARGIN * depth < alpha {
@@ -606,7 +618,7 @@ impl Worker {
 
         // Step 9. Internal iterative reduction: without a hash move this
         // node was not searched before and is probably less important.
-        if depth >= IIR_MIN_DEPTH && tt_move == 0 && (pv_node || cut_node) {
+        if depth >= IIR_MIN_DEPTH && tt_move == 0 && (pv_node || cut_node) && excluded.is_none() {
             depth -= 1;
         }
 
@@ -630,6 +642,9 @@ impl Worker {
         let lmp_limit = (LMP_BASE + depth * depth) / if improving { 1 } else { 2 };
 
         while let Some((m, class)) = picker.next_move(pos) {
+            if Some(m) == excluded {
+                continue;
+            }
             let quiet = is_quiet(m);
             let mut child = pos.clone();
             child.play_unchecked(m);
@@ -666,9 +681,44 @@ impl Worker {
                 }
             }
 
+            // Step 12. Extensions: checks, and the hash move when a reduced
+            // search without it fails well below its score (it is
+            // "singular", the only good move). If even without it the node
+            // fails high, several moves beat beta: cut (multi-cut).
+            let mut extension = i32::from(gives_check);
+            if ply > 0
+                && class == MoveClass::Hash
+                && depth >= SE_MIN_DEPTH
+                && excluded.is_none()
+                && let Some(e) = tt_entry
+                && e.depth >= depth - SE_TT_DEPTH_MARGIN
+                && e.bound != Bound::Upper
+                && e.score.abs() < MATE_BOUND
+            {
+                let singular_beta = e.score - SE_MARGIN_PER_DEPTH * depth;
+                self.stack[ply].excluded = Some(m);
+                let v = self.negamax(
+                    shared,
+                    pos,
+                    (depth - 1) / 2,
+                    singular_beta - 1,
+                    singular_beta,
+                    ply,
+                    cut_node,
+                );
+                self.stack[ply].excluded = None;
+                // The excluded search wrote this ply's PV; it is not ours.
+                self.pv_len[ply] = ply;
+                if self.stopped {
+                    return 0;
+                }
+                if v < singular_beta {
+                    extension = 1;
+                } else if singular_beta >= beta {
+                    return singular_beta;
+                }
+            }
             self.keys.push(key_after(pos, key, &m, &child));
-            // Step 12. Check extension.
-            let extension = i32::from(gives_check);
             let new_depth = depth - 1 + extension;
             self.stack[ply].current_move = Some(m);
 
@@ -761,6 +811,11 @@ impl Worker {
             }
         }
 
+        // A singular-extension search whose only move was excluded.
+        if best_score == -INFINITY {
+            return alpha;
+        }
+
         // Step 15. Store the result.
         let bound = if best_score >= beta {
             Bound::Lower
@@ -769,7 +824,7 @@ impl Worker {
         } else {
             Bound::Upper
         };
-        if self.use_tt {
+        if self.use_tt && excluded.is_none() {
             self.tt.store(
                 key,
                 ply,
@@ -943,6 +998,7 @@ impl Worker {
             *f = Frame {
                 static_eval: EVAL_NONE,
                 current_move: None,
+                excluded: None,
             };
         }
     }
