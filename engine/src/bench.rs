@@ -15,7 +15,7 @@ use crate::position::parse_fen;
 use crate::search::{SearchLimits, Searcher};
 
 /// Depth searched per position when none is given.
-pub const DEFAULT_BENCH_DEPTH: u32 = 11;
+pub const DEFAULT_BENCH_DEPTH: u32 = 13;
 /// Transposition table size used by the benchmark, in MB.
 pub const BENCH_HASH_MB: usize = 16;
 

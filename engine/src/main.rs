@@ -71,6 +71,9 @@ enum Command {
         /// Fixed depth per position instead of a time.
         #[arg(long)]
         depth: Option<u32>,
+        /// Fixed node count per position instead of a time (reproducible).
+        #[arg(long)]
+        nodes: Option<u64>,
         /// Transposition table size in MB.
         #[arg(long, default_value_t = 64)]
         hash: usize,
@@ -247,9 +250,10 @@ fn main() -> Result<()> {
             file,
             time,
             depth,
+            nodes,
             hash,
             threads,
-        } => run_test(&file, time, depth, hash, threads),
+        } => run_test(&file, time, depth, nodes, hash, threads),
         Command::Params { file } => print_params(file.as_ref()),
         Command::Eval { fen, params } => print_eval(&fen, params.as_ref()),
         Command::BenchEval { file, passes } => bench_eval(&file, passes),
@@ -332,15 +336,17 @@ fn run_test(
     file: &std::path::Path,
     seconds: f64,
     depth: Option<u32>,
+    nodes: Option<u64>,
     hash: usize,
     threads: usize,
 ) -> Result<()> {
     let tests = epdtest::read_suite(file)?;
     let mut searcher = Searcher::new(Arc::new(Params::defaults()), hash);
     searcher.set_threads(threads);
-    let limits = match depth {
-        Some(d) => SearchLimits::depth(d),
-        None => SearchLimits {
+    let limits = match (depth, nodes) {
+        (Some(d), _) => SearchLimits::depth(d),
+        (None, Some(n)) => SearchLimits::nodes(n),
+        (None, None) => SearchLimits {
             movetime: Some(Duration::from_secs_f64(seconds.max(0.001))),
             move_overhead: Duration::ZERO,
             ..SearchLimits::default()

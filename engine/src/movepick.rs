@@ -144,6 +144,34 @@ pub struct OrderingTables {
     countermoves: Vec<Option<Move>>,
     /// Two killer moves per ply.
     killers: Vec<[Option<Move>; 2]>,
+    /// Continuation history `[previous piece][previous to][piece][to]`: how
+    /// good a quiet move was as a follow-up to the move one or two plies
+    /// earlier.
+    continuation: Vec<i32>,
+}
+
+/// The moves played one and two plies before a node (`None` for a null
+/// move or the root), which index the continuation history.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MoveContext {
+    /// The opponent's last move.
+    pub previous: Option<Move>,
+    /// Our own move before it.
+    pub before_previous: Option<Move>,
+}
+
+/// Number of distinct (colour, role) pieces.
+const PIECE_KINDS: usize = 12;
+
+fn piece_index(color: Color, m: Move) -> usize {
+    (color as usize) * 6 + (m.role() as usize - 1)
+}
+
+fn continuation_index(prev_color: Color, prev: Move, color: Color, m: Move) -> usize {
+    ((piece_index(prev_color, prev) * 64 + prev.to() as usize) * PIECE_KINDS
+        + piece_index(color, m))
+        * 64
+        + m.to() as usize
 }
 
 impl Default for OrderingTables {
@@ -173,6 +201,7 @@ impl OrderingTables {
             history: vec![0; 2 * 64 * 64],
             countermoves: vec![None; 2 * 7 * 64],
             killers: vec![[None; 2]; MAX_PLY + 2],
+            continuation: vec![0; PIECE_KINDS * 64 * PIECE_KINDS * 64],
         }
     }
 
@@ -180,6 +209,7 @@ impl OrderingTables {
     pub fn clear(&mut self) {
         self.history.fill(0);
         self.countermoves.fill(None);
+        self.continuation.fill(0);
         self.clear_killers();
     }
 
@@ -193,12 +223,39 @@ impl OrderingTables {
         self.history[history_index(color, m)]
     }
 
-    /// Adds `bonus` (negative for a malus) with gravity towards 0, keeping
-    /// the score within `±HISTORY_MAX`.
-    pub fn update_history(&mut self, color: Color, m: Move, bonus: i32) {
-        let h = &mut self.history[history_index(color, m)];
-        let bonus = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
-        *h += bonus - *h * bonus.abs() / HISTORY_MAX;
+    /// Ordering score of a quiet move for `color`: butterfly history plus
+    /// the continuation histories of the two previous moves.
+    pub fn quiet_score(&self, color: Color, m: Move, context: MoveContext) -> i32 {
+        let mut score = self.history[history_index(color, m)];
+        if let Some(p) = context.previous {
+            score += self.continuation[continuation_index(!color, p, color, m)];
+        }
+        if let Some(p) = context.before_previous {
+            score += self.continuation[continuation_index(color, p, color, m)];
+        }
+        score
+    }
+
+    /// Adds `bonus` (negative for a malus) to a quiet move's histories with
+    /// gravity towards 0, keeping each within `±HISTORY_MAX`.
+    pub fn update_quiet(&mut self, color: Color, m: Move, context: MoveContext, bonus: i32) {
+        fn gravity(h: &mut i32, bonus: i32) {
+            let bonus = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
+            *h += bonus - *h * bonus.abs() / HISTORY_MAX;
+        }
+        gravity(&mut self.history[history_index(color, m)], bonus);
+        if let Some(p) = context.previous {
+            gravity(
+                &mut self.continuation[continuation_index(!color, p, color, m)],
+                bonus,
+            );
+        }
+        if let Some(p) = context.before_previous {
+            gravity(
+                &mut self.continuation[continuation_index(color, p, color, m)],
+                bonus,
+            );
+        }
     }
 
     /// Killer moves at `ply`.
@@ -272,12 +329,12 @@ impl<'a> MovePicker<'a> {
         hash_move: u16,
         tables: &OrderingTables,
         ply: usize,
-        previous: Option<Move>,
+        context: MoveContext,
     ) -> Self {
         let mut scores = [0; 256];
         let us = pos.turn();
         let [k1, k2] = tables.killers(ply);
-        let counter = tables.countermove(us, previous);
+        let counter = tables.countermove(us, context.previous);
         for (score, &m) in scores.iter_mut().zip(moves.iter()) {
             *score = if hash_move != 0 && encode_move(m) == hash_move {
                 SCORE_HASH_MOVE
@@ -294,7 +351,7 @@ impl<'a> MovePicker<'a> {
             } else if Some(m) == counter {
                 SCORE_COUNTERMOVE
             } else {
-                tables.history(us, m)
+                tables.quiet_score(us, m, context)
             };
         }
         MovePicker {
@@ -409,7 +466,14 @@ mod tests {
         let hash = moves[17];
         let tables = OrderingTables::new();
         let mut list = moves.clone();
-        let mut picker = MovePicker::new(&pos, &mut list, encode_move(hash), &tables, 0, None);
+        let mut picker = MovePicker::new(
+            &pos,
+            &mut list,
+            encode_move(hash),
+            &tables,
+            0,
+            MoveContext::default(),
+        );
         let mut seen = Vec::new();
         while let Some((m, class)) = picker.next_move(&pos) {
             if seen.is_empty() {

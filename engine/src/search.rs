@@ -23,11 +23,11 @@ use shakmaty::{Chess, Color, Move, Position, Role};
 
 use crate::eval::{Params, evaluate};
 use crate::movepick::{
-    MoveClass, MovePicker, OrderingTables, history_bonus, is_quiet, see_ge, see_value,
+    MoveClass, MoveContext, MovePicker, OrderingTables, history_bonus, is_quiet, see_ge, see_value,
 };
 use crate::position::{key, key_after};
 use crate::timeman::{Clock, DEFAULT_MOVE_OVERHEAD, Deadline, TimeBudget};
-use crate::tt::{Bound, TranspositionTable, encode_move};
+use crate::tt::{Bound, TranspositionTable, TtAllocError, encode_move};
 
 /// Deepest ply the search ever reaches (main search plus quiescence).
 pub const MAX_PLY: usize = 128;
@@ -94,6 +94,12 @@ const SEE_PRUNE_MAX_DEPTH: i32 = 8;
 const SEE_CAPTURE_MARGIN: i32 = 25;
 /// See [`SEE_PRUNE_MAX_DEPTH`].
 const SEE_QUIET_MARGIN: i32 = 60;
+/// Singular extensions from this depth …
+const SE_MIN_DEPTH: i32 = 8;
+/// … when the hash entry is at most this much shallower …
+const SE_TT_DEPTH_MARGIN: i32 = 3;
+/// … and the other moves fail below its score minus this margin per depth.
+const SE_MARGIN_PER_DEPTH: i32 = 2;
 /// Late move reductions from this depth …
 const LMR_MIN_DEPTH: i32 = 3;
 /// … after this many moves searched.
@@ -103,7 +109,7 @@ const LMR_BASE_CENTI: f64 = 75.0;
 /// See [`LMR_BASE_CENTI`].
 const LMR_DIVISOR_CENTI: f64 = 225.0;
 /// History score worth one ply of reduction.
-const LMR_HISTORY_DIVISOR: i32 = 8192;
+const LMR_HISTORY_DIVISOR: i32 = 16_384;
 /// Quiescence delta pruning: a capture must be able to lift the score to
 /// alpha with this margin to spare.
 const DELTA_MARGIN: i32 = 200;
@@ -225,6 +231,8 @@ struct Frame {
     static_eval: i32,
     /// The move played from this ply (`None` for a null move).
     current_move: Option<Move>,
+    /// The move a singular-extension search at this ply leaves out.
+    excluded: Option<Move>,
 }
 
 /// State shared by all threads of one search.
@@ -310,7 +318,8 @@ impl Worker {
             stack: vec![
                 Frame {
                     static_eval: EVAL_NONE,
-                    current_move: None
+                    current_move: None,
+                    excluded: None,
                 };
                 MAX_PLY + 4
             ],
@@ -479,7 +488,10 @@ impl Worker {
 
         // Step 4. Transposition table: a deep enough entry of the right
         // bound ends a non-PV node at once.
-        let tt_entry = if self.use_tt {
+        // A singular-extension search (a move excluded) must not take the
+        // full node's entry for its own.
+        let excluded = self.stack[ply].excluded;
+        let tt_entry = if self.use_tt && excluded.is_none() {
             self.tt.probe(key, ply)
         } else {
             None
@@ -530,8 +542,16 @@ impl Worker {
         } else {
             None
         };
+        let context = MoveContext {
+            previous: previous_move,
+            before_previous: if ply > 1 {
+                self.stack[ply - 2].current_move
+            } else {
+                None
+            },
+        };
 
-        if !pv_node && !in_check && ply > 0 {
+        if !pv_node && !in_check && ply > 0 && excluded.is_none() {
             // Step 6. Razoring: hopeless at low depth unless a capture
             // sequence saves it, which quiescence decides.
             if depth <= RAZOR_MAX_DEPTH && eval + RAZOR_MARGIN * depth < alpha {
@@ -598,7 +618,7 @@ impl Worker {
 
         // Step 9. Internal iterative reduction: without a hash move this
         // node was not searched before and is probably less important.
-        if depth >= IIR_MIN_DEPTH && tt_move == 0 && (pv_node || cut_node) {
+        if depth >= IIR_MIN_DEPTH && tt_move == 0 && (pv_node || cut_node) && excluded.is_none() {
             depth -= 1;
         }
 
@@ -612,8 +632,7 @@ impl Worker {
                 DRAW_SCORE
             };
         }
-        let mut picker =
-            MovePicker::new(pos, &mut moves, tt_move, &self.tables, ply, previous_move);
+        let mut picker = MovePicker::new(pos, &mut moves, tt_move, &self.tables, ply, context);
         let [killer_1, killer_2] = self.tables.killers(ply);
         let mut best_score = -INFINITY;
         let mut best_move: Option<Move> = None;
@@ -623,11 +642,18 @@ impl Worker {
         let lmp_limit = (LMP_BASE + depth * depth) / if improving { 1 } else { 2 };
 
         while let Some((m, class)) = picker.next_move(pos) {
+            if Some(m) == excluded {
+                continue;
+            }
             let quiet = is_quiet(m);
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            let gives_check = child.is_check();
             // Step 11. Shallow pruning of late, unpromising moves, once a
-            // move has been found that avoids being mated.
+            // move has been found that avoids being mated. Quiet checks are
+            // kept: they are how attacks are found.
             if ply > 0 && best_score > -MATE_BOUND && has_non_pawn_material(pos, us) {
-                if quiet && !in_check && !pv_node {
+                if quiet && !in_check && !pv_node && !gives_check {
                     // Late move pruning.
                     if depth <= LMP_MAX_DEPTH && quiets_count as i32 >= lmp_limit {
                         continue;
@@ -647,16 +673,52 @@ impl Worker {
                     } else {
                         -SEE_CAPTURE_MARGIN * depth * depth
                     };
-                    if (class == MoveClass::BadCapture || quiet) && !see_ge(pos, m, threshold) {
+                    if (class == MoveClass::BadCapture || (quiet && !gives_check))
+                        && !see_ge(pos, m, threshold)
+                    {
                         continue;
                     }
                 }
             }
 
-            let child = self.make(pos, m);
-            let gives_check = child.is_check();
-            // Step 12. Check extension.
-            let extension = i32::from(gives_check);
+            // Step 12. Extensions: checks, and the hash move when a reduced
+            // search without it fails well below its score (it is
+            // "singular", the only good move). If even without it the node
+            // fails high, several moves beat beta: cut (multi-cut).
+            let mut extension = i32::from(gives_check);
+            if ply > 0
+                && class == MoveClass::Hash
+                && depth >= SE_MIN_DEPTH
+                && excluded.is_none()
+                && let Some(e) = tt_entry
+                && e.depth >= depth - SE_TT_DEPTH_MARGIN
+                && e.bound != Bound::Upper
+                && e.score.abs() < MATE_BOUND
+            {
+                let singular_beta = e.score - SE_MARGIN_PER_DEPTH * depth;
+                self.stack[ply].excluded = Some(m);
+                let v = self.negamax(
+                    shared,
+                    pos,
+                    (depth - 1) / 2,
+                    singular_beta - 1,
+                    singular_beta,
+                    ply,
+                    cut_node,
+                );
+                self.stack[ply].excluded = None;
+                // The excluded search wrote this ply's PV; it is not ours.
+                self.pv_len[ply] = ply;
+                if self.stopped {
+                    return 0;
+                }
+                if v < singular_beta {
+                    extension = 1;
+                } else if singular_beta >= beta {
+                    return singular_beta;
+                }
+            }
+            self.keys.push(key_after(pos, key, &m, &child));
             let new_depth = depth - 1 + extension;
             self.stack[ply].current_move = Some(m);
 
@@ -671,6 +733,7 @@ impl Worker {
                 if depth >= LMR_MIN_DEPTH
                     && moves_searched >= LMR_MIN_MOVES + usize::from(pv_node)
                     && (quiet || class == MoveClass::BadCapture)
+                    && !(gives_check && class == MoveClass::BadCapture)
                 {
                     reduction =
                         self.lmr[depth.min(MAX_PLY as i32) as usize][moves_searched.min(63)];
@@ -680,7 +743,7 @@ impl Worker {
                     reduction -= i32::from(gives_check);
                     reduction -= i32::from(Some(m) == killer_1 || Some(m) == killer_2);
                     if quiet {
-                        reduction -= self.tables.history(us, m) / LMR_HISTORY_DIVISOR;
+                        reduction -= self.tables.quiet_score(us, m, context) / LMR_HISTORY_DIVISOR;
                     }
                     reduction = reduction.clamp(0, (new_depth - 1).max(0));
                 }
@@ -730,9 +793,9 @@ impl Worker {
                     if score >= beta {
                         if quiet {
                             let bonus = history_bonus(depth);
-                            self.tables.update_history(us, m, bonus);
+                            self.tables.update_quiet(us, m, context, bonus);
                             for q in quiets_tried[..quiets_count].iter().flatten() {
-                                self.tables.update_history(us, *q, -bonus);
+                                self.tables.update_quiet(us, *q, context, -bonus);
                             }
                             self.tables.add_killer(ply, m);
                             self.tables.set_countermove(us, previous_move, m);
@@ -748,6 +811,11 @@ impl Worker {
             }
         }
 
+        // A singular-extension search whose only move was excluded.
+        if best_score == -INFINITY {
+            return alpha;
+        }
+
         // Step 15. Store the result.
         let bound = if best_score >= beta {
             Bound::Lower
@@ -756,7 +824,7 @@ impl Worker {
         } else {
             Bound::Upper
         };
-        if self.use_tt {
+        if self.use_tt && excluded.is_none() {
             self.tt.store(
                 key,
                 ply,
@@ -930,6 +998,7 @@ impl Worker {
             *f = Frame {
                 static_eval: EVAL_NONE,
                 current_move: None,
+                excluded: None,
             };
         }
     }
@@ -1091,6 +1160,12 @@ impl Searcher {
         self.stop.clone()
     }
 
+    /// Makes the searcher obey `flag` (e.g. one Ctrl-C flag shared by many
+    /// searchers) instead of its own stop flag.
+    pub fn set_stop_flag(&mut self, flag: Arc<AtomicBool>) {
+        self.stop = flag;
+    }
+
     /// The evaluation weights in use.
     pub fn params(&self) -> &Arc<Params> {
         &self.params
@@ -1107,11 +1182,26 @@ impl Searcher {
     }
 
     /// Resizes the transposition table (its content is lost).
-    pub fn set_hash_megabytes(&mut self, megabytes: usize) {
-        self.tt = Arc::new(TranspositionTable::new(megabytes));
+    ///
+    /// # Errors
+    /// [`TtAllocError`] when the memory cannot be allocated; the old table
+    /// is kept.
+    pub fn set_hash_megabytes(&mut self, megabytes: usize) -> Result<(), TtAllocError> {
+        // Free the old table first so that its memory can be reused.
+        let old_megabytes = self.tt.megabytes().max(1);
+        self.tt = Arc::new(TranspositionTable::new(1));
         for w in &mut self.workers {
             w.tt = self.tt.clone();
         }
+        let (tt, result) = match TranspositionTable::try_new(megabytes) {
+            Ok(tt) => (tt, Ok(())),
+            Err(e) => (TranspositionTable::new(old_megabytes), Err(e)),
+        };
+        self.tt = Arc::new(tt);
+        for w in &mut self.workers {
+            w.tt = self.tt.clone();
+        }
+        result
     }
 
     /// Number of search threads (at least 1).

@@ -135,18 +135,42 @@ fn unpack_generation(data: u64) -> u8 {
     ((data >> 58) as u8) & GENERATION_MASK
 }
 
+/// The table's memory could not be allocated.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot allocate a {megabytes} MB transposition table")]
+pub struct TtAllocError {
+    /// The requested size.
+    pub megabytes: usize,
+}
+
 impl TranspositionTable {
     /// A table of about `megabytes` MB (at least one bucket).
+    ///
+    /// # Panics
+    /// When the memory cannot be allocated; see [`Self::try_new`].
     pub fn new(megabytes: usize) -> Self {
-        let bucket_count = (megabytes.max(1) * 1024 * 1024 / (ENTRY_BYTES * BUCKET_SIZE)).max(1);
-        let entries = (0..bucket_count * BUCKET_SIZE)
-            .map(|_| [AtomicU64::new(0), AtomicU64::new(0)])
-            .collect();
-        TranspositionTable {
+        Self::try_new(megabytes).expect("transposition table allocation")
+    }
+
+    /// A table of about `megabytes` MB (at least one bucket).
+    ///
+    /// # Errors
+    /// [`TtAllocError`] when the memory cannot be reserved.
+    pub fn try_new(megabytes: usize) -> Result<Self, TtAllocError> {
+        let bucket_count =
+            (megabytes.max(1).saturating_mul(1024 * 1024) / (ENTRY_BYTES * BUCKET_SIZE)).max(1);
+        let mut entries = Vec::new();
+        entries
+            .try_reserve_exact(bucket_count * BUCKET_SIZE)
+            .map_err(|_| TtAllocError { megabytes })?;
+        entries.extend(
+            (0..bucket_count * BUCKET_SIZE).map(|_| [AtomicU64::new(0), AtomicU64::new(0)]),
+        );
+        Ok(TranspositionTable {
             entries,
             bucket_count,
             generation: AtomicU8::new(0),
-        }
+        })
     }
 
     /// Size in megabytes as configured.

@@ -31,7 +31,7 @@ pub const ENGINE_AUTHOR: &str = "The toolchain authors";
 /// Default transposition table size in MB.
 pub const DEFAULT_HASH_MB: usize = 16;
 /// Largest accepted `Hash` in MB.
-pub const MAX_HASH_MB: usize = 65_536;
+pub const MAX_HASH_MB: usize = 16_384;
 /// Largest accepted `Threads`.
 pub const MAX_THREADS: usize = 256;
 /// Largest accepted `Move Overhead` in ms.
@@ -262,7 +262,9 @@ impl UciSession {
             "position" => self.cmd_position(args),
             "go" => self.cmd_go(args),
             "stop" => self.stop_search(),
-            "ponderhit" => {}
+            // Pondering is not advertised; a `go ponder` runs as infinite, so
+            // a ponderhit ends it with the move found so far.
+            "ponderhit" => self.stop.store(true, Ordering::Release),
             "debug" | "register" => {}
             "quit" => {
                 self.stop_search();
@@ -353,8 +355,10 @@ impl UciSession {
             "hash" => match value.parse::<usize>() {
                 Ok(mb) if (1..=MAX_HASH_MB).contains(&mb) => {
                     if let Some(s) = self.idle_searcher("setoption Hash") {
-                        s.set_hash_megabytes(mb);
-                        self.options.hash_mb = mb;
+                        match s.set_hash_megabytes(mb) {
+                            Ok(()) => self.options.hash_mb = mb,
+                            Err(e) => self.info_string(&format!("{e}; keeping the old size")),
+                        }
                     }
                 }
                 _ => self.info_string(&format!(
@@ -539,8 +543,10 @@ impl UciSession {
             while wait_for_stop && !stop.load(Ordering::Acquire) {
                 std::thread::sleep(INFINITE_POLL);
             }
-            send(&out, &bestmove_line(&result));
+            // Flag first: the GUI may answer the bestmove with a new `go` at
+            // once, and that `go` must find the search finished, not running.
             sent.store(true, Ordering::Release);
+            send(&out, &bestmove_line(&result));
             searcher
         });
         self.running = Some(RunningSearch {

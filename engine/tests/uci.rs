@@ -142,3 +142,21 @@ fn clock_search_returns_in_time_and_mate_has_no_move() {
     s.handle_line("go movetime 100");
     assert!(out.wait_for("bestmove 0000", Duration::from_secs(2)));
 }
+
+#[test]
+fn go_right_after_bestmove_is_never_dropped() {
+    let (mut s, out) = session();
+    s.handle_line("position startpos moves e2e4");
+    for i in 1..=40 {
+        s.handle_line("go depth 1");
+        let start = Instant::now();
+        while out.text().matches("bestmove").count() < i {
+            assert!(
+                start.elapsed() < Duration::from_secs(5),
+                "go {i} was dropped"
+            );
+            std::thread::yield_now();
+        }
+    }
+    assert!(!out.text().contains("ignored"));
+}
