@@ -18,6 +18,7 @@ use std::time::Duration;
 
 use shakmaty::{Chess, Color, Move, Position};
 
+use crate::book::PolyglotBook;
 use crate::eval::Params;
 use crate::position::{key, parse_fen, play_uci, uci_of};
 use crate::search::{SearchInfo, SearchLimits, SearchResult, Searcher, mate_in_moves};
@@ -107,6 +108,8 @@ pub struct UciSession {
     searcher: Option<Searcher>,
     running: Option<RunningSearch>,
     stop: Arc<AtomicBool>,
+    /// The opened `BookFile`, once used.
+    book: Option<PolyglotBook>,
 }
 
 /// Parses `go` arguments into limits and the `infinite` flag.
@@ -165,30 +168,31 @@ fn bestmove_line(result: &SearchResult) -> String {
     }
 }
 
-/// The evaluation weights in `path`.
-///
-/// MERGE POINT (lead): replace the body with
-/// `crate::eval::Params::load_file(path).map_err(|e| e.to_string())` once the
-/// evaluation module provides it.
+/// The evaluation weights in `path` (see [`crate::eval::params_file`]).
 fn load_params(path: &Path) -> Result<Params, String> {
-    Err(format!(
-        "cannot load {}: parameter files are not supported by this build's evaluation",
-        path.display()
-    ))
+    Params::load_file(path).map_err(|e| e.to_string())
 }
 
 /// The opening book's move for `pos`, if `OwnBook` is on and the book has
-/// one.
-///
-/// MERGE POINT (lead): open `options.book_file` with
-/// `crate::book::PolyglotBook::open` (cache it in the session) and return
-/// `book.choose_move(pos, &mut rand::rng())`.
-fn book_move(options: &EngineOptions, _pos: &Chess) -> Result<Option<Move>, String> {
-    if options.own_book {
-        Err("OwnBook is on but this build has no opening book support".to_string())
-    } else {
-        Ok(None)
+/// one: chosen at random in proportion to the weights, never a weight-0
+/// move. The book is opened on first use and kept until `BookFile` changes.
+fn book_move(
+    options: &EngineOptions,
+    book: &mut Option<PolyglotBook>,
+    pos: &Chess,
+) -> Result<Option<Move>, String> {
+    if !options.own_book {
+        return Ok(None);
     }
+    let Some(path) = &options.book_file else {
+        return Err("OwnBook is on but no BookFile is set".to_string());
+    };
+    if book.is_none() {
+        *book = Some(PolyglotBook::open(path).map_err(|e| format!("book not used: {e}"))?);
+    }
+    Ok(book
+        .as_ref()
+        .and_then(|b| b.choose_move(pos, &mut rand::rng())))
 }
 
 impl UciSession {
@@ -206,6 +210,7 @@ impl UciSession {
             searcher: Some(searcher),
             running: None,
             stop,
+            book: None,
         }
     }
 
@@ -391,6 +396,7 @@ impl UciSession {
             },
             "bookfile" => {
                 self.options.book_file = path_option(&value);
+                self.book = None;
             }
             "paramsfile" => {
                 let path = path_option(&value);
@@ -517,7 +523,7 @@ impl UciSession {
         let wait_for_stop = go.infinite || unlimited;
 
         if !wait_for_stop {
-            match book_move(&self.options, &self.position) {
+            match book_move(&self.options, &mut self.book, &self.position) {
                 Ok(Some(m)) => {
                     send(&self.out, &format!("bestmove {}", uci_of(&m)));
                     return;

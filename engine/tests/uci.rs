@@ -160,3 +160,58 @@ fn go_right_after_bestmove_is_never_dropped() {
     }
     assert!(!out.text().contains("ignored"));
 }
+
+/// With `OwnBook` and a book, the engine plays only book moves in booked
+/// positions, never a weight-0 move, and searches elsewhere.
+#[test]
+fn own_book_plays_only_weighted_book_moves() {
+    use engine::book::{BookEntry, encode_move, write_book};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("book.bin");
+    let start = shakmaty::Chess::default();
+    let entry = |uci: &str, weight: u16| {
+        let (_, m) = play_uci(&start, uci).unwrap();
+        BookEntry {
+            key: engine::position::key(&start),
+            raw_move: encode_move(&m).unwrap(),
+            weight,
+            learn: 0,
+        }
+    };
+    write_book(
+        &path,
+        &[entry("e2e4", 30), entry("d2d4", 10), entry("g2g4", 0)],
+    )
+    .unwrap();
+    let (mut s, out) = session();
+    s.handle_line("setoption name OwnBook value true");
+    s.handle_line(&format!("setoption name BookFile value {}", path.display()));
+    let mut seen = std::collections::HashSet::new();
+    for i in 0..60 {
+        s.handle_line("position startpos");
+        s.handle_line("go movetime 50");
+        let needle = "bestmove ";
+        assert!(out.wait_for(needle, Duration::from_secs(5)));
+        let text = out.text();
+        let mv = text
+            .lines()
+            .filter_map(|l| l.strip_prefix(needle))
+            .nth(i)
+            .map(|m| m.split_whitespace().next().unwrap().to_string());
+        let Some(mv) = mv else {
+            // Wait for this iteration's answer.
+            assert!(out.wait_for(&format!("{needle}"), Duration::from_secs(5)));
+            continue;
+        };
+        assert!(
+            mv == "e2e4" || mv == "d2d4",
+            "non-book or weight-0 move {mv}"
+        );
+        seen.insert(mv);
+    }
+    assert_eq!(seen.len(), 2, "both weighted moves are played: {seen:?}");
+    // Out of book, the engine searches.
+    s.handle_line("position startpos moves a2a3");
+    s.handle_line("go depth 3");
+    assert!(out.wait_for("info depth 3", Duration::from_secs(10)));
+}
