@@ -117,6 +117,14 @@ mod tests {
     use super::*;
 
     #[test]
+    fn node_count_is_a_stable_signature() {
+        let params = Arc::new(Params::defaults());
+        let first = run(params.clone(), 6, |_, _, _| {}).nodes;
+        assert!(first > 0);
+        assert_eq!(first, run(params, 6, |_, _, _| {}).nodes);
+    }
+
+    #[test]
     fn positions_are_legal_and_many() {
         assert!(BENCH_POSITIONS.len() >= 40);
         for fen in BENCH_POSITIONS {
