@@ -120,7 +120,7 @@ pub fn key(pos: &Chess) -> u64 {
 /// recomputed otherwise (king and castling-rights moves, double pushes,
 /// positions with an en-passant square).
 pub fn key_after(before: &Chess, before_key: u64, m: &Move, after: &Chess) -> u64 {
-    match before.update_zobrist_hash::<Zobrist64>(Zobrist64(before_key), m.clone(), KEY_EP_MODE) {
+    match before.update_zobrist_hash::<Zobrist64>(Zobrist64(before_key), *m, KEY_EP_MODE) {
         Some(z) => z.0,
         None => key(after),
     }
@@ -146,7 +146,7 @@ pub fn play_uci(pos: &Chess, uci: &str) -> Result<(Chess, Move), String> {
         .to_move(pos)
         .map_err(|_| format!("{uci} is not legal in {}", fen_of(pos)))?;
     let mut next = pos.clone();
-    next.play_unchecked(m.clone());
+    next.play_unchecked(m);
     Ok((next, m))
 }
 

@@ -46,7 +46,7 @@ fn random_play_positions(count: usize, seed: u64) -> Vec<Chess> {
             if moves.is_empty() {
                 break;
             }
-            let m = moves[rng.random_range(0..moves.len())].clone();
+            let m = moves[rng.random_range(0..moves.len())];
             pos.play_unchecked(m);
             out.push(pos.clone());
         }

@@ -42,7 +42,7 @@ fn positions() -> Vec<(String, Chess)> {
             let pawn_moves: Vec<_> = moves
                 .iter()
                 .filter(|m| m.role() == shakmaty::Role::Pawn)
-                .cloned()
+                .copied()
                 .collect();
             let pool = if !pawn_moves.is_empty() && rng.random_bool(0.6) {
                 pawn_moves

@@ -200,7 +200,7 @@ fn own_book_plays_only_weighted_book_moves() {
             .map(|m| m.split_whitespace().next().unwrap().to_string());
         let Some(mv) = mv else {
             // Wait for this iteration's answer.
-            assert!(out.wait_for(&format!("{needle}"), Duration::from_secs(5)));
+            assert!(out.wait_for(needle, Duration::from_secs(5)));
             continue;
         };
         assert!(

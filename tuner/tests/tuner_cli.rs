@@ -15,12 +15,11 @@ fn data() -> PathBuf {
 }
 
 fn tuner(args: &[&str], dir: &Path) -> Output {
-    let out = Command::new(env!("CARGO_BIN_EXE_tuner"))
+    Command::new(env!("CARGO_BIN_EXE_tuner"))
         .args(args)
         .current_dir(dir)
         .output()
-        .expect("run tuner");
-    out
+        .expect("run tuner")
 }
 
 fn ok(out: &Output) -> String {

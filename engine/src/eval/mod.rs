@@ -84,13 +84,13 @@ impl Params {
     /// Scalar parameter `i` (see [`Params`] for the layout).
     pub fn scalar(&self, i: usize) -> i32 {
         let e = &self.entries[i / 2];
-        if i % 2 == 0 { e.mg } else { e.eg }
+        if i.is_multiple_of(2) { e.mg } else { e.eg }
     }
 
     /// Sets scalar parameter `i`.
     pub fn set_scalar(&mut self, i: usize, value: i32) {
         let e = &mut self.entries[i / 2];
-        if i % 2 == 0 {
+        if i.is_multiple_of(2) {
             e.mg = value
         } else {
             e.eg = value
@@ -338,9 +338,7 @@ pub fn breakdown(pos: &Chess, params: &Params) -> Breakdown {
     let mut group_of_entry = vec![0; NUM_ENTRIES];
     for b in BLOCKS {
         let gi = Group::ALL.iter().position(|g| *g == b.group).unwrap_or(0);
-        for e in b.block.start..b.block.start + b.block.len {
-            group_of_entry[e] = gi;
-        }
+        group_of_entry[b.block.start..b.block.start + b.block.len].fill(gi);
     }
     let mut acc = GroupSum {
         weights: &params.entries,

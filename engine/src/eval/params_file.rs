@@ -116,7 +116,7 @@ pub fn element_label(layout: Layout, i: usize) -> String {
 /// The name of scalar parameter `i` in the params file.
 pub fn scalar_name(i: usize) -> String {
     let entry = i / 2;
-    let phase = if i % 2 == 0 { "mg" } else { "eg" };
+    let phase = if i.is_multiple_of(2) { "mg" } else { "eg" };
     let b = BLOCKS
         .iter()
         .find(|b| entry >= b.block.start && entry < b.block.start + b.block.len)

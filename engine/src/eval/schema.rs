@@ -294,9 +294,6 @@ mod tests {
             }
         }
         assert_eq!(next, NUM_ENTRIES);
-        assert!(
-            2 * NUM_ENTRIES >= 500,
-            "the issue asks for >= 500 parameters"
-        );
+        const _: () = assert!(2 * NUM_ENTRIES >= 500, "at least 500 parameters");
     }
 }
