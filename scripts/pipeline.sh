@@ -34,6 +34,8 @@ Usage: scripts/pipeline.sh [options]
   --match-nodes N     nodes per move in the match (default 8000)
   --threads N         threads for every step (default: all cores)
   --seed N            seed for sampling, tuning and the match (default 1)
+  --init FILE         start tuning from this params file and match against it (default: the
+                      compiled weights; data/handset.params shows the gain over hand-set weights)
   --install           also copy the tuned params.rs into engine/src/eval/params.rs
   -h, --help          this text
 EOF
@@ -51,6 +53,7 @@ MATCH_NODES=8000
 THREADS=$(nproc)
 SEED=1
 INSTALL=0
+INIT=""
 while [ $# -gt 0 ]; do
     case "$1" in
         --run-dir) RUN_DIR=$2; shift 2 ;;
@@ -65,6 +68,7 @@ while [ $# -gt 0 ]; do
         --threads) THREADS=$2; shift 2 ;;
         --seed) SEED=$2; shift 2 ;;
         --install) INSTALL=1; shift ;;
+        --init) INIT=$2; shift 2 ;;
         -h|--help) usage; exit 0 ;;
         *) echo "pipeline: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
@@ -114,10 +118,15 @@ step labeler "$BIN/labeler" --nodes "$LABEL_NODES" --threads "$THREADS" --no-pro
 
 # 3. Tune, starting from the compiled weights.
 mkdir -p "$RUN_DIR/engine-src"
-step tuner "$BIN/tuner" --threads "$THREADS" --seed "$SEED" -n "$EPOCHS" \
+INIT_ARGS=() START_ARGS=()
+if [ -n "$INIT" ]; then
+    INIT_ARGS=(-i "$INIT")
+    START_ARGS=(--params-b "$INIT")
+fi
+step tuner "$BIN/tuner" --threads "$THREADS" --seed "$SEED" -n "$EPOCHS" "${INIT_ARGS[@]}" \
     -x "$RUN_DIR/tuned.params" -f "$RUN_DIR/params.rs" --log "$RUN_DIR/tuner.csv" \
     "$RUN_DIR/labeled.epd" "${LABELED[@]}"
-"$BIN/engine" params >"$RUN_DIR/start.params"
+if [ -n "$INIT" ]; then cp "$INIT" "$RUN_DIR/start.params"; else "$BIN/engine" params >"$RUN_DIR/start.params"; fi
 
 # 4. Rebuild the engine with the generated params.rs (a copy of the engine
 #    crate, so the source tree is untouched) and check that it carries the
@@ -148,7 +157,7 @@ step makebook "$BIN/makebook" --threads "$THREADS" -o "$RUN_DIR/book.bin" \
 # 6. Does the tuned engine play better? Tuned weights against the starting
 #    weights, each opening of the new book played with both colours.
 step match "$BIN/engine" match --params-a "$RUN_DIR/tuned.params" --name-a tuned \
-    --name-b start --games "$GAMES" --nodes "$MATCH_NODES" --concurrency "$THREADS" \
+"${START_ARGS[@]}" --name-b start --games "$GAMES" --nodes "$MATCH_NODES" --concurrency "$THREADS" \
     --openings "$RUN_DIR/book.bin" --seed "$SEED" --pgn "$RUN_DIR/match.pgn"
 MATCH_RESULT=$(grep -iE 'elo' "$LOG" | tail -n 3)
 
