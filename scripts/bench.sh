@@ -36,9 +36,9 @@ row engine "bench nps, 1 thread (sig. $signature)" "$nps" "stockfish bench" "${s
 
 # pgnselect vs pgn-extract.
 if out=$(scripts/bench-pgnselect.sh 2>&1); then :; fi; echo "$out" >>"$log"
-pe=$(grep -m1 'pgn-extract -Wepd' <<<"$out" | grep -oE '\( *[0-9.]+ MB/s' | grep -oE '[0-9.]+')
-p1=$(grep -m1 'pgnselect --threads 1' <<<"$out" | grep -oE '\( *[0-9.]+ MB/s' | grep -oE '[0-9.]+')
-p2=$(grep -m1 'pgnselect --threads 2' <<<"$out" | grep -oE '\( *[0-9.]+ MB/s' | grep -oE '[0-9.]+')
+pe=$(grep -m1 'pgn-extract -Wepd' <<<"$out" | grep -oE '\( *[0-9.]+ MB/s' | head -n1 | grep -oE '[0-9.]+')
+p1=$(grep -m1 'pgnselect --threads 1' <<<"$out" | grep -oE '\( *[0-9.]+ MB/s' | head -n1 | grep -oE '[0-9.]+')
+p2=$(grep -m1 'pgnselect --threads 2' <<<"$out" | grep -oE '\( *[0-9.]+ MB/s' | head -n1 | grep -oE '[0-9.]+')
 row pgnselect "MB/s, 1 thread" "$p1" "pgn-extract -Wepd" "${pe:-n/a}" "$(ratio "$p1" "$pe")"
 row pgnselect "MB/s, 2 threads" "$p2" "pgnselect 1 thread" "${p1:-n/a}" "$(ratio "$p2" "$p1")"
 ms=$(grep -oE '[0-9]+ searched positions/s' <<<"$out" | grep -oE '^[0-9]+')
