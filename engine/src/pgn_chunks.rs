@@ -38,6 +38,25 @@ pub fn count_newlines(bytes: &[u8]) -> u64 {
     bytes.iter().filter(|&&b| b == b'\n').count() as u64
 }
 
+/// A reader over a chunk's bytes that publishes how far it has been read,
+/// so that a PGN parser's position can be mapped back to file lines.
+pub struct TrackedSlice<'a> {
+    /// The bytes to read.
+    pub bytes: &'a [u8],
+    /// Bytes handed out so far.
+    pub consumed: &'a std::cell::Cell<usize>,
+}
+
+impl Read for TrackedSlice<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        let start = self.consumed.get();
+        let n = buf.len().min(self.bytes.len() - start);
+        buf[..n].copy_from_slice(&self.bytes[start..start + n]);
+        self.consumed.set(start + n);
+        Ok(n)
+    }
+}
+
 /// Where the last game of `bytes` starts: the offset of a `[` that opens a
 /// line following a blank line, or of an `[Event ` line (for files without
 /// blank lines between games), searching backwards, ignoring offset 0.

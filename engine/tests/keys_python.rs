@@ -49,7 +49,7 @@ fn positions() -> Vec<(String, Chess)> {
             } else {
                 moves.to_vec()
             };
-            pos.play_unchecked(pool[rng.random_range(0..pool.len())].clone());
+            pos.play_unchecked(pool[rng.random_range(0..pool.len())]);
             let fen = Fen::from_position(&pos, EnPassantMode::Always).to_string();
             out.push((fen, pos.clone()));
         }

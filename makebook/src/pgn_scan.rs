@@ -9,9 +9,10 @@
 //! searching the game's text.
 
 use std::cell::Cell;
-use std::io::{self, Read};
+
 use std::ops::ControlFlow;
 
+use engine::pgn_chunks::TrackedSlice;
 use pgn_reader::{Reader, Visitor};
 
 use crate::game_chunks::GameChunk;
@@ -75,22 +76,6 @@ pub struct ChunkScan {
     pub games_without_moves: usize,
     /// Problems, in order of appearance.
     pub problems: Vec<Problem>,
-}
-
-/// A slice reader that publishes how far it has been read.
-struct TrackedSlice<'a> {
-    bytes: &'a [u8],
-    consumed: &'a Cell<usize>,
-}
-
-impl Read for TrackedSlice<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let start = self.consumed.get();
-        let n = buf.len().min(self.bytes.len() - start);
-        buf[..n].copy_from_slice(&self.bytes[start..start + n]);
-        self.consumed.set(start + n);
-        Ok(n)
-    }
 }
 
 fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {

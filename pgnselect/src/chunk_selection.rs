@@ -11,10 +11,9 @@
 //! game within the chunk.
 
 use std::cell::Cell;
-use std::io::{self, Read};
 
 use engine::labeled::LabeledPosition;
-use engine::pgn_chunks::GameChunk;
+use engine::pgn_chunks::{GameChunk, TrackedSlice};
 use engine::position::key;
 use pgn_reader::Reader;
 
@@ -74,22 +73,6 @@ pub struct ChunkWorker {
     pub format: OutputFormat,
     /// Whether the lines carry the game result.
     pub with_result: bool,
-}
-
-/// A slice reader that publishes how far it has been read.
-struct TrackedSlice<'a> {
-    bytes: &'a [u8],
-    consumed: &'a Cell<usize>,
-}
-
-impl Read for TrackedSlice<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
-        let start = self.consumed.get();
-        let n = buf.len().min(self.bytes.len() - start);
-        buf[..n].copy_from_slice(&self.bytes[start..start + n]);
-        self.consumed.set(start + n);
-        Ok(n)
-    }
 }
 
 /// The first tag line of `game` that is not of the form `[Name "value"]`:

@@ -263,8 +263,6 @@ struct Data {
     validation: TraceSet,
     train_samples: Vec<Sample>,
     validation_samples: Vec<Sample>,
-    split: Vec<usize>,
-    validation_count: usize,
     inputs: Vec<String>,
 }
 
@@ -292,7 +290,7 @@ fn load_data(cli: &Cli, params: &Arc<Params>) -> Result<Data> {
 
     let mut order: Vec<usize> = (0..all.len()).collect();
     order.shuffle(&mut ChaCha8Rng::seed_from_u64(cli.seed));
-    let (train, validation, train_samples, validation_samples, validation_count);
+    let (train, validation, train_samples, validation_samples);
     if let Some(vpath) = &cli.validation_file {
         let (v, vs, vstats) = dataset::load(
             std::slice::from_ref(vpath),
@@ -308,7 +306,6 @@ fn load_data(cli: &Cli, params: &Arc<Params>) -> Result<Data> {
         );
         train = all.select(&order);
         validation = v;
-        validation_count = 0;
         train_samples = if keep {
             order.iter().map(|&i| samples[i].clone()).collect()
         } else {
@@ -321,7 +318,7 @@ fn load_data(cli: &Cli, params: &Arc<Params>) -> Result<Data> {
             "--validation must be in [0, 1), got {}",
             cli.validation
         );
-        validation_count = (all.len() as f64 * cli.validation).round() as usize;
+        let validation_count = (all.len() as f64 * cli.validation).round() as usize;
         validation = all.select(&order[..validation_count]);
         train = all.select(&order[validation_count..]);
         let pick = |idx: &[usize]| -> Vec<Sample> {
@@ -348,8 +345,6 @@ fn load_data(cli: &Cli, params: &Arc<Params>) -> Result<Data> {
         validation,
         train_samples,
         validation_samples,
-        split: order,
-        validation_count,
         inputs,
     })
 }
@@ -501,16 +496,7 @@ fn main() -> Result<()> {
         print_row(row);
     }
     if cli.resume.is_none() {
-        write_atomically(
-            &cli.output,
-            &params_text(
-                &rounded(&state.best_weights),
-                &cli,
-                &data,
-                &objective,
-                &state,
-            ),
-        )?;
+        write_best(&cli, &data, &objective, &state)?;
     }
 
     let stop = Arc::new(AtomicBool::new(false));
@@ -592,16 +578,7 @@ fn main() -> Result<()> {
             state.best_validation = val;
             state.best_epoch = epoch;
             state.best_weights = state.weights.clone();
-            write_atomically(
-                &cli.output,
-                &params_text(
-                    &rounded(&state.best_weights),
-                    &cli,
-                    &data,
-                    &objective,
-                    &state,
-                ),
-            )?;
+            write_best(&cli, &data, &objective, &state)?;
         }
         state.save(&checkpoint_path)?;
         if let Some(log) = &cli.log {
@@ -665,14 +642,13 @@ fn provenance(cli: &Cli, data: &Data, objective: &Objective, state: &Checkpoint)
     lines
 }
 
-fn params_text(
-    params: &Params,
-    cli: &Cli,
-    data: &Data,
-    objective: &Objective,
-    state: &Checkpoint,
-) -> String {
-    params_file::to_text(params, &provenance(cli, data, objective, state))
+/// Writes the best weights so far to `--output`, atomically.
+fn write_best(cli: &Cli, data: &Data, objective: &Objective, state: &Checkpoint) -> Result<()> {
+    let text = params_file::to_text(
+        &rounded(&state.best_weights),
+        &provenance(cli, data, objective, state),
+    );
+    write_atomically(&cli.output, &text)
 }
 
 fn finish(
@@ -683,10 +659,7 @@ fn finish(
     start: &Params,
 ) -> Result<()> {
     let best = rounded(&state.best_weights);
-    write_atomically(
-        &cli.output,
-        &params_text(&best, cli, data, objective, state),
-    )?;
+    write_best(cli, data, objective, state)?;
     eprintln!(
         "best weights (epoch {}) written to {}",
         state.best_epoch,
@@ -746,7 +719,6 @@ fn finish(
         "{}",
         report::largest_changes(&start.to_scalars(), &best.to_scalars(), 5)
     );
-    let _ = (data.split.len(), data.validation_count);
     Ok(())
 }
 
