@@ -13,6 +13,7 @@ pub mod game;
 pub mod input;
 pub mod labeled;
 pub mod match_runner;
+pub mod movegen;
 pub mod movepick;
 pub mod openings;
 pub mod perft;

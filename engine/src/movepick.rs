@@ -8,6 +8,7 @@
 //! an illegal move. History scores stay within `±HISTORY_MAX` through the
 //! "gravity" update, which also makes the maluses of tried quiet moves decay.
 
+use arrayvec::ArrayVec;
 use shakmaty::attacks::{bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks};
 use shakmaty::{Bitboard, Chess, Color, Move, MoveList, Position, Role, Square};
 
@@ -160,6 +161,26 @@ pub struct MoveContext {
     pub before_previous: Option<Move>,
 }
 
+/// A [`MoveContext`] resolved once per node into the table offsets that
+/// score its quiet moves.
+#[derive(Clone, Copy, Debug)]
+pub struct QuietContext {
+    us: Color,
+    previous_base: Option<usize>,
+    before_previous_base: Option<usize>,
+}
+
+impl QuietContext {
+    /// The offsets for quiet moves of `us` after the moves of `context`.
+    pub fn new(us: Color, context: MoveContext) -> Self {
+        QuietContext {
+            us,
+            previous_base: context.previous.map(|p| continuation_base(!us, p)),
+            before_previous_base: context.before_previous.map(|p| continuation_base(us, p)),
+        }
+    }
+}
+
 /// Number of distinct (colour, role) pieces.
 const PIECE_KINDS: usize = 12;
 
@@ -167,11 +188,17 @@ fn piece_index(color: Color, m: Move) -> usize {
     (color as usize) * 6 + (m.role() as usize - 1)
 }
 
-fn continuation_index(prev_color: Color, prev: Move, color: Color, m: Move) -> usize {
-    ((piece_index(prev_color, prev) * 64 + prev.to() as usize) * PIECE_KINDS
-        + piece_index(color, m))
-        * 64
-        + m.to() as usize
+/// Start of the continuation-history block of the previous move `prev`
+/// (played by `prev_color`).
+#[inline]
+fn continuation_base(prev_color: Color, prev: Move) -> usize {
+    (piece_index(prev_color, prev) * 64 + prev.to() as usize) * PIECE_KINDS * 64
+}
+
+/// Offset of the move `m` of `color` inside a continuation-history block.
+#[inline]
+fn continuation_offset(color: Color, m: Move) -> usize {
+    piece_index(color, m) * 64 + m.to() as usize
 }
 
 impl Default for OrderingTables {
@@ -223,38 +250,37 @@ impl OrderingTables {
         self.history[history_index(color, m)]
     }
 
-    /// Ordering score of a quiet move for `color`: butterfly history plus
-    /// the continuation histories of the two previous moves.
-    pub fn quiet_score(&self, color: Color, m: Move, context: MoveContext) -> i32 {
+    /// Ordering score of a quiet move: butterfly history plus the
+    /// continuation histories of the two previous moves.
+    #[inline]
+    pub fn quiet_score(&self, m: Move, context: &QuietContext) -> i32 {
+        let color = context.us;
         let mut score = self.history[history_index(color, m)];
-        if let Some(p) = context.previous {
-            score += self.continuation[continuation_index(!color, p, color, m)];
+        let offset = continuation_offset(color, m);
+        if let Some(base) = context.previous_base {
+            score += self.continuation[base + offset];
         }
-        if let Some(p) = context.before_previous {
-            score += self.continuation[continuation_index(color, p, color, m)];
+        if let Some(base) = context.before_previous_base {
+            score += self.continuation[base + offset];
         }
         score
     }
 
     /// Adds `bonus` (negative for a malus) to a quiet move's histories with
     /// gravity towards 0, keeping each within `±HISTORY_MAX`.
-    pub fn update_quiet(&mut self, color: Color, m: Move, context: MoveContext, bonus: i32) {
+    pub fn update_quiet(&mut self, m: Move, context: &QuietContext, bonus: i32) {
         fn gravity(h: &mut i32, bonus: i32) {
             let bonus = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
             *h += bonus - *h * bonus.abs() / HISTORY_MAX;
         }
+        let color = context.us;
         gravity(&mut self.history[history_index(color, m)], bonus);
-        if let Some(p) = context.previous {
-            gravity(
-                &mut self.continuation[continuation_index(!color, p, color, m)],
-                bonus,
-            );
+        let offset = continuation_offset(color, m);
+        if let Some(base) = context.previous_base {
+            gravity(&mut self.continuation[base + offset], bonus);
         }
-        if let Some(p) = context.before_previous {
-            gravity(
-                &mut self.continuation[continuation_index(color, p, color, m)],
-                bonus,
-            );
+        if let Some(base) = context.before_previous_base {
+            gravity(&mut self.continuation[base + offset], bonus);
         }
     }
 
@@ -310,33 +336,54 @@ pub enum MoveClass {
     BadCapture,
 }
 
-/// Hands out a position's legal moves best-first: selection sort on scores
-/// computed once, so a cutoff early saves sorting the rest. Captures are
-/// first ranked by MVV/LVA and checked by SEE only when their turn comes;
-/// losing ones are then demoted behind the quiet moves. The picker borrows
-/// the move list so that it is never copied.
+/// Hands out a position's legal moves best-first: selection sort on scores,
+/// so a cutoff early saves sorting the rest. Captures are first ranked by
+/// MVV/LVA and checked by SEE only when their turn comes; losing ones are
+/// then demoted behind the quiet moves. Quiet moves other than killers and
+/// the countermove are scored from the history tables only when the picker
+/// reaches them (most cutoffs come from the hash move or a capture first).
+/// The picker borrows the move list so that it is never copied.
 pub struct MovePicker<'a> {
     moves: &'a mut MoveList,
-    scores: [i32; 256],
+    scores: ArrayVec<i32, 256>,
     next: usize,
+    /// Quiet moves still carry [`SCORE_UNSCORED_QUIET`].
+    quiets_unscored: bool,
+    /// Index of the hash move, until it is returned (without a scan).
+    hash_index: Option<usize>,
+    /// Set by [`MovePicker::skip_quiets`]: the rest comes in list order.
+    unordered: bool,
+    /// Ordering context of the quiet moves (main search only).
+    quiet_context: Option<QuietContext>,
+}
+
+/// Placeholder of a quiet move not yet scored: below the refutations, above
+/// every history score.
+const SCORE_UNSCORED_QUIET: i32 = SCORE_COUNTERMOVE - 1;
+
+#[inline]
+fn hash_move_matches(hash_move: u16, m: Move) -> bool {
+    hash_move != 0 && encode_move(m) == hash_move
 }
 
 impl<'a> MovePicker<'a> {
     /// Orders moves for the main search.
     pub fn new(
-        pos: &Chess,
         moves: &'a mut MoveList,
         hash_move: u16,
         tables: &OrderingTables,
         ply: usize,
         context: MoveContext,
+        quiet_context: QuietContext,
     ) -> Self {
-        let mut scores = [0; 256];
-        let us = pos.turn();
         let [k1, k2] = tables.killers(ply);
-        let counter = tables.countermove(us, context.previous);
-        for (score, &m) in scores.iter_mut().zip(moves.iter()) {
-            *score = if hash_move != 0 && encode_move(m) == hash_move {
+        let counter = tables.countermove(quiet_context.us, context.previous);
+        let mut scores = ArrayVec::new();
+        let mut quiets_unscored = false;
+        let mut hash_index = None;
+        for (i, &m) in moves.iter().enumerate() {
+            scores.push(if hash_move_matches(hash_move, m) {
+                hash_index = Some(i);
                 SCORE_HASH_MOVE
             } else if let Some(promo) = m.promotion()
                 && promo != Role::Queen
@@ -351,13 +398,18 @@ impl<'a> MovePicker<'a> {
             } else if Some(m) == counter {
                 SCORE_COUNTERMOVE
             } else {
-                tables.quiet_score(us, m, context)
-            };
+                quiets_unscored = true;
+                SCORE_UNSCORED_QUIET
+            });
         }
         MovePicker {
             moves,
             scores,
             next: 0,
+            quiets_unscored,
+            hash_index,
+            unordered: false,
+            quiet_context: Some(quiet_context),
         }
     }
 
@@ -365,20 +417,29 @@ impl<'a> MovePicker<'a> {
     /// caller passes only the moves it wants searched); `hash_move` first,
     /// losing captures (by SEE) last.
     pub fn new_tactical(moves: &'a mut MoveList, hash_move: u16) -> Self {
-        let mut scores = [0; 256];
-        for (score, &m) in scores.iter_mut().zip(moves.iter()) {
-            *score = if hash_move != 0 && encode_move(m) == hash_move {
-                SCORE_HASH_MOVE
-            } else if is_quiet(m) {
-                0
-            } else {
-                SCORE_GOOD_CAPTURE + mvv_lva(m)
-            };
-        }
+        let mut hash_index = None;
+        let scores = moves
+            .iter()
+            .enumerate()
+            .map(|(i, &m)| {
+                if hash_move_matches(hash_move, m) {
+                    hash_index = Some(i);
+                    SCORE_HASH_MOVE
+                } else if is_quiet(m) {
+                    0
+                } else {
+                    SCORE_GOOD_CAPTURE + mvv_lva(m)
+                }
+            })
+            .collect();
         MovePicker {
             moves,
             scores,
             next: 0,
+            quiets_unscored: false,
+            hash_index,
+            unordered: false,
+            quiet_context: None,
         }
     }
 
@@ -392,21 +453,76 @@ impl<'a> MovePicker<'a> {
         self.moves.is_empty()
     }
 
-    /// The next best move and its class, or `None` when all were returned.
-    /// `pos` is the position the moves belong to (for SEE).
-    pub fn next_move(&mut self, pos: &Chess) -> Option<(Move, MoveClass)> {
+    /// The search will prune the remaining quiet moves (except checks), so
+    /// their order no longer matters: from now on the moves left are handed
+    /// out in list order, without scoring or scanning. Only call this once
+    /// the good captures have all been returned (in the quiet phase).
+    pub fn skip_quiets(&mut self) {
+        self.unordered = true;
+    }
+
+    /// Scores the quiet moves still carrying the placeholder.
+    fn score_quiets(&mut self, tables: &OrderingTables) {
+        self.quiets_unscored = false;
+        let context = self
+            .quiet_context
+            .expect("quiet moves only in the main search");
+        for i in self.next..self.moves.len() {
+            if self.scores[i] == SCORE_UNSCORED_QUIET {
+                self.scores[i] = tables.quiet_score(self.moves[i], &context);
+            }
+        }
+    }
+
+    /// The next best move, its class and its ordering score, or `None` when
+    /// all were returned. `pos` is the position the moves belong to (for
+    /// SEE); `tables` score the quiet moves when their turn comes.
+    pub fn next_move(
+        &mut self,
+        pos: &Chess,
+        tables: &OrderingTables,
+    ) -> Option<(Move, MoveClass, i32)> {
         let n = self.moves.len();
+        if let Some(h) = self.hash_index.take() {
+            // The hash move is first by construction: no scan needed.
+            debug_assert_eq!(self.next, 0);
+            let m = self.moves[h];
+            self.moves.swap(0, h);
+            self.scores.swap(0, h);
+            self.next = 1;
+            return Some((m, MoveClass::Hash, SCORE_HASH_MOVE));
+        }
+        if self.unordered {
+            if self.next >= n {
+                return None;
+            }
+            let (m, s) = (self.moves[self.next], self.scores[self.next]);
+            self.next += 1;
+            let class = if s >= SCORE_COUNTERMOVE {
+                MoveClass::Refutation
+            } else if s > SCORE_BAD_CAPTURE / 2 {
+                MoveClass::Quiet
+            } else {
+                MoveClass::BadCapture
+            };
+            return Some((m, class, s));
+        }
         loop {
             if self.next >= n {
                 return None;
             }
             let mut best = self.next;
+            let mut s = self.scores[best];
             for i in self.next + 1..n {
-                if self.scores[i] > self.scores[best] {
+                if self.scores[i] > s {
                     best = i;
+                    s = self.scores[i];
                 }
             }
-            let s = self.scores[best];
+            if s == SCORE_UNSCORED_QUIET && self.quiets_unscored {
+                self.score_quiets(tables);
+                continue;
+            }
             let m = self.moves[best];
             if (SCORE_GOOD_CAPTURE..SCORE_HASH_MOVE).contains(&s) && !see_ge(pos, m, 0) {
                 // A losing capture: its turn comes after the quiet moves.
@@ -427,7 +543,7 @@ impl<'a> MovePicker<'a> {
             } else {
                 MoveClass::BadCapture
             };
-            return Some((m, class));
+            return Some((m, class, s));
         }
     }
 }
@@ -467,15 +583,15 @@ mod tests {
         let tables = OrderingTables::new();
         let mut list = moves.clone();
         let mut picker = MovePicker::new(
-            &pos,
             &mut list,
             encode_move(hash),
             &tables,
             0,
             MoveContext::default(),
+            QuietContext::new(pos.turn(), MoveContext::default()),
         );
         let mut seen = Vec::new();
-        while let Some((m, class)) = picker.next_move(&pos) {
+        while let Some((m, class, _)) = picker.next_move(&pos, &tables) {
             if seen.is_empty() {
                 assert_eq!((m, class), (hash, MoveClass::Hash));
             }

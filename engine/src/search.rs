@@ -22,8 +22,10 @@ use std::time::Duration;
 use shakmaty::{Chess, Color, Move, Position, Role};
 
 use crate::eval::{Params, evaluate};
+use crate::movegen::{CheckInfo, tactical_moves};
 use crate::movepick::{
-    MoveClass, MoveContext, MovePicker, OrderingTables, history_bonus, is_quiet, see_ge, see_value,
+    MoveClass, MoveContext, MovePicker, OrderingTables, QuietContext, history_bonus, is_quiet,
+    see_ge, see_value,
 };
 use crate::position::{key, key_after};
 use crate::timeman::{Clock, DEFAULT_MOVE_OVERHEAD, Deadline, TimeBudget};
@@ -632,8 +634,17 @@ impl Worker {
                 DRAW_SCORE
             };
         }
-        let mut picker = MovePicker::new(pos, &mut moves, tt_move, &self.tables, ply, context);
+        let quiet_context = QuietContext::new(us, context);
+        let mut picker = MovePicker::new(
+            &mut moves,
+            tt_move,
+            &self.tables,
+            ply,
+            context,
+            quiet_context,
+        );
         let [killer_1, killer_2] = self.tables.killers(ply);
+        let check_info = CheckInfo::new(pos);
         let mut best_score = -INFINITY;
         let mut best_move: Option<Move> = None;
         let mut moves_searched = 0usize;
@@ -641,28 +652,29 @@ impl Worker {
         let mut quiets_count = 0usize;
         let lmp_limit = (LMP_BASE + depth * depth) / if improving { 1 } else { 2 };
 
-        while let Some((m, class)) = picker.next_move(pos) {
+        while let Some((m, class, order_score)) = picker.next_move(pos, &self.tables) {
             if Some(m) == excluded {
                 continue;
             }
             let quiet = is_quiet(m);
-            let mut child = pos.clone();
-            child.play_unchecked(m);
-            let gives_check = child.is_check();
+            let gives_check = check_info.gives_check(pos, m);
             // Step 11. Shallow pruning of late, unpromising moves, once a
             // move has been found that avoids being mated. Quiet checks are
             // kept: they are how attacks are found.
             if ply > 0 && best_score > -MATE_BOUND && has_non_pawn_material(pos, us) {
                 if quiet && !in_check && !pv_node && !gives_check {
-                    // Late move pruning.
+                    // Late move pruning, and futility pruning: each prunes
+                    // every later quiet move as well, so the picker stops
+                    // ordering them.
                     if depth <= LMP_MAX_DEPTH && quiets_count as i32 >= lmp_limit {
+                        picker.skip_quiets();
                         continue;
                     }
-                    // Futility pruning.
                     if depth <= FUTILITY_MAX_DEPTH
                         && class == MoveClass::Quiet
                         && static_eval + FUTILITY_BASE + FUTILITY_MARGIN * depth <= alpha
                     {
+                        picker.skip_quiets();
                         continue;
                     }
                 }
@@ -718,6 +730,8 @@ impl Worker {
                     return singular_beta;
                 }
             }
+            let mut child = pos.clone();
+            child.play_unchecked(m);
             self.keys.push(key_after(pos, key, &m, &child));
             let new_depth = depth - 1 + extension;
             self.stack[ply].current_move = Some(m);
@@ -743,7 +757,14 @@ impl Worker {
                     reduction -= i32::from(gives_check);
                     reduction -= i32::from(Some(m) == killer_1 || Some(m) == killer_2);
                     if quiet {
-                        reduction -= self.tables.quiet_score(us, m, context) / LMR_HISTORY_DIVISOR;
+                        // The picker's score is the history for plain quiet
+                        // moves; killers and the countermove rank by slot.
+                        let history = if class == MoveClass::Quiet {
+                            order_score
+                        } else {
+                            self.tables.quiet_score(m, &quiet_context)
+                        };
+                        reduction -= history / LMR_HISTORY_DIVISOR;
                     }
                     reduction = reduction.clamp(0, (new_depth - 1).max(0));
                 }
@@ -793,9 +814,9 @@ impl Worker {
                     if score >= beta {
                         if quiet {
                             let bonus = history_bonus(depth);
-                            self.tables.update_quiet(us, m, context, bonus);
+                            self.tables.update_quiet(m, &quiet_context, bonus);
                             for q in quiets_tried[..quiets_count].iter().flatten() {
-                                self.tables.update_quiet(us, *q, context, -bonus);
+                                self.tables.update_quiet(*q, &quiet_context, -bonus);
                             }
                             self.tables.add_killer(ply, m);
                             self.tables.set_countermove(us, previous_move, m);
@@ -904,18 +925,14 @@ impl Worker {
 
         // Q3. Moves: every evasion in check, else captures and queen
         // promotions.
-        let mut moves = pos.legal_moves();
-        if in_check {
-            if moves.is_empty() {
-                return -MATE_SCORE + ply as i32;
-            }
-        } else {
-            moves.retain(|m| m.is_capture() || m.promotion() == Some(Role::Queen));
+        let mut moves = tactical_moves(pos);
+        if in_check && moves.is_empty() {
+            return -MATE_SCORE + ply as i32;
         }
         let tt_move = tt_entry.map_or(0, |e| e.move_code);
         let mut picker = MovePicker::new_tactical(&mut moves, tt_move);
         let mut best_move = None;
-        while let Some((m, _)) = picker.next_move(pos) {
+        while let Some((m, _, _)) = picker.next_move(pos, &self.tables) {
             if !in_check {
                 // Q4. Delta pruning: even winning the piece cannot reach
                 // alpha.
