@@ -45,6 +45,10 @@ enum Command {
         /// Depth per position.
         #[arg(default_value_t = bench::DEFAULT_BENCH_DEPTH)]
         depth: u32,
+        /// Search threads (Lazy SMP). With more than one the node count is
+        /// no longer a signature; compare the time-to-depth line instead.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
     },
     /// Count move-generation leaf nodes: a divide of one position, or a whole
     /// EPD perft suite (`FEN ;D1 n ;D2 n …`).
@@ -241,7 +245,7 @@ fn main() -> Result<()> {
     let cli = Cli::parse();
     match cli.command.unwrap_or(Command::Uci) {
         Command::Uci => run_uci(),
-        Command::Bench { depth } => run_bench(depth),
+        Command::Bench { depth, threads } => run_bench(depth, threads),
         Command::Perft { depth, fen, suite } => match suite {
             Some(file) => run_perft_suite(&file, depth),
             None => run_perft(depth, &fen),
@@ -268,10 +272,20 @@ fn run_uci() -> Result<()> {
         .context("reading UCI commands from standard input")
 }
 
-fn run_bench(depth: u32) -> Result<()> {
-    let report = bench::run(Arc::new(Params::defaults()), depth, |i, fen, nodes| {
-        eprintln!("position {:>2} {fen}: {nodes} nodes", i + 1);
-    });
+fn run_bench(depth: u32, threads: usize) -> Result<()> {
+    anyhow::ensure!(threads >= 1, "--threads must be at least 1");
+    let report = bench::run(
+        Arc::new(Params::defaults()),
+        depth,
+        threads,
+        |i, fen, nodes| {
+            eprintln!("position {:>2} {fen}: {nodes} nodes", i + 1);
+        },
+    );
+    println!(
+        "time to depth {depth} with {threads} thread(s): {:.3} s",
+        report.elapsed.as_secs_f64()
+    );
     println!("{} nodes {} nps", report.nodes, report.nps());
     Ok(())
 }
