@@ -33,6 +33,11 @@ if [ -x /usr/games/stockfish ]; then
     sf_nps=$(num 'Nodes/second +: [0-9]+' "$sf")
 fi
 row engine "bench nps, 1 thread (sig. $signature)" "$nps" "stockfish bench" "${sf_nps:-n/a}" "$(ratio "$nps" "$sf_nps")"
+# Lazy SMP: time to depth 13 on the bench positions, 1 against 2 threads.
+t1=$(num 'thread\(s\): [0-9.]+' "$out")
+out=$(target/release/engine bench --threads 2 2>&1); echo "$out" >>"$log"
+t2=$(num 'thread\(s\): [0-9.]+' "$out")
+row engine "time to depth 13, 2 threads (s)" "$t2" "1 thread (s)" "${t1:-n/a}" "$(ratio "$t1" "$t2") speed-up"
 
 # pgnselect vs pgn-extract.
 if out=$(scripts/bench-pgnselect.sh 2>&1); then :; fi; echo "$out" >>"$log"
