@@ -306,46 +306,71 @@ fn parse_epd(line: &str) -> Result<LabeledPosition, RecordErrorKind> {
     })
 }
 
-/// The board fields of an EPD line (its first four whitespace-separated
-/// fields, joined by single spaces) and the text after them.
-fn split_board(line: &str) -> (Cow<'_, str>, &str) {
+/// The board fields of an EPD line: its first four whitespace-separated
+/// fields, joined by single spaces.
+#[derive(Debug, PartialEq, Eq)]
+struct EpdBoard<'a> {
+    text: Cow<'a, str>,
+    /// Exactly four non-empty fields separated by single spaces and no `_`
+    /// (where FEN parsing also splits): the clocks would be the FEN's fifth
+    /// and sixth fields.
+    four_fields: bool,
+}
+
+/// The board fields of an EPD line and the text after them.
+fn split_board(line: &str) -> (EpdBoard<'_>, &str) {
     // Fast path for ASCII: when the separators inside the board are spaces,
     // the board is a slice of the line.
     let mut separators = 0;
+    let mut four_fields = true;
+    let mut previous = b' ';
     for (i, b) in line.bytes().enumerate() {
         if !b.is_ascii() {
             return split_board_slow(line);
         }
         if b.is_ascii_whitespace() || b == 0x0b {
+            four_fields &= previous != b' ';
             separators += 1;
             if separators == 4 {
-                return (Cow::Borrowed(&line[..i]), &line[i + 1..]);
+                let board = EpdBoard {
+                    text: Cow::Borrowed(&line[..i]),
+                    four_fields,
+                };
+                return (board, &line[i + 1..]);
             }
             if b != b' ' {
                 return split_board_slow(line);
             }
         }
+        four_fields &= b != b'_';
+        previous = b;
     }
-    (Cow::Borrowed(line), "")
+    let board = EpdBoard {
+        text: Cow::Borrowed(line),
+        four_fields: four_fields && separators == 3 && previous != b' ',
+    };
+    (board, "")
 }
 
 /// [`split_board`] for any text.
-fn split_board_slow(line: &str) -> (Cow<'_, str>, &str) {
+fn split_board_slow(line: &str) -> (EpdBoard<'_>, &str) {
     let fields: Vec<&str> = line.splitn(5, char::is_whitespace).collect();
-    let board = fields[..fields.len().min(4)].join(" ");
-    (Cow::Owned(board), fields.get(4).copied().unwrap_or(""))
+    let text = fields[..fields.len().min(4)].join(" ");
+    let four_fields = !text.contains('_') && text.split(' ').filter(|f| !f.is_empty()).count() == 4;
+    let board = EpdBoard {
+        text: Cow::Owned(text),
+        four_fields,
+    };
+    (board, fields.get(4).copied().unwrap_or(""))
 }
 
 /// The position of EPD board fields with the given clocks: the FEN
 /// `"{board} {hmvc} {fmvn}"`, parsed without building that text unless
 /// the position is rejected (so that the error names the same FEN).
-fn epd_position(board: &str, hmvc: u32, fmvn: u32) -> Result<Chess, PositionParseError> {
-    // With exactly four non-empty space-separated fields (no `_`, which FEN
-    // parsing also splits at), the clocks are the FEN's fifth and sixth
-    // fields and can be set on the parsed setup directly.
-    let four_fields =
-        !board.contains('_') && board.split(' ').filter(|f| !f.is_empty()).count() == 4;
-    if four_fields && let Ok(fen) = Fen::from_ascii(board.as_bytes()) {
+fn epd_position(board: &EpdBoard, hmvc: u32, fmvn: u32) -> Result<Chess, PositionParseError> {
+    if board.four_fields
+        && let Ok(fen) = Fen::from_ascii(board.text.as_bytes())
+    {
         let mut setup = fen.into_setup();
         setup.halfmoves = hmvc;
         setup.fullmoves = NonZeroU32::new(fmvn).unwrap_or(NonZeroU32::MIN);
@@ -353,7 +378,7 @@ fn epd_position(board: &str, hmvc: u32, fmvn: u32) -> Result<Chess, PositionPars
             return Ok(position);
         }
     }
-    parse_fen(&format!("{board} {hmvc} {fmvn}"))
+    parse_fen(&format!("{} {hmvc} {fmvn}", board.text))
 }
 
 /// EPD operations: the text split at `;` outside double quotes.
@@ -861,15 +886,18 @@ mod tests {
             "8/8/8/8/8/8/8/K6k w c9 \"1-0\";".to_string(),
             "8/8/8/8/8/8/8/K6k w - -".to_string(),
             "8/8/8/8/8/8/8/K6k_w - - hmvc 3;".to_string(),
+            "8/8/8/8/8/8/8/K6k w - _ hmvc 3;".to_string(),
+            "8/8/8/8/8/8/8/K6k w -".to_string(),
+            "8/8/8/8/8/8/8/K6k w - -  hmvc 3;".to_string(),
             format!("{BOARD} hmvc 101; fmvn 0;"),
         ] {
             let (board, rest) = split_board(&line);
-            let (slow_board, slow_rest) = split_board_slow(&line);
-            assert_eq!((&*board, rest), (&*slow_board, slow_rest), "{line}");
+            let slow = split_board_slow(&line);
+            assert_eq!((&board, rest), (&slow.0, slow.1), "{line}");
             for (h, f) in [(0, 1), (3, 20), (101, 1)] {
                 assert_eq!(
                     epd_position(&board, h, f),
-                    parse_fen(&format!("{board} {h} {f}")),
+                    parse_fen(&format!("{} {h} {f}", board.text)),
                     "{line}"
                 );
             }
