@@ -18,15 +18,19 @@
 //! [`LabeledPosition::to_epd`] writes the canonical form: the four EPD board
 //! fields, then `hmvc`, `fmvn`, `c9` (when the result is known) and `ce`
 //! (when the score is known). [`LabeledReader`] streams a file, numbering
-//! lines so that every error names its line.
+//! lines so that every error names its line; [`LabeledBlocks`] reads the
+//! same items as blocks of raw lines, for parsing in parallel.
 
+use std::borrow::Cow;
 use std::io::BufRead;
+use std::num::NonZeroU32;
 use std::path::PathBuf;
 
+use shakmaty::fen::Fen;
 use shakmaty::{Chess, Color, Position};
 use thiserror::Error;
 
-use crate::position::{PositionParseError, epd_board_of, parse_fen};
+use crate::position::{PositionParseError, epd_board_of, parse_fen, position_from_setup};
 
 /// A finished game's outcome.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -243,9 +247,8 @@ fn parse_pipe(line: &str) -> Result<LabeledPosition, RecordErrorKind> {
 
 /// EPD: four board fields (or a full FEN), then `;`-terminated operations.
 fn parse_epd(line: &str) -> Result<LabeledPosition, RecordErrorKind> {
-    let fields: Vec<&str> = line.splitn(5, char::is_whitespace).collect();
-    let board = fields[..fields.len().min(4)].join(" ");
-    let mut rest = fields.get(4).copied().unwrap_or("").trim();
+    let (board, rest) = split_board(line);
+    let mut rest = rest.trim();
     // A full FEN carries the clocks as two bare numbers before the operations.
     let mut clocks: Option<(u32, u32)> = None;
     {
@@ -261,7 +264,7 @@ fn parse_epd(line: &str) -> Result<LabeledPosition, RecordErrorKind> {
     let mut fmvn = clocks.map(|c| c.1);
     let mut result = None;
     let mut score = None;
-    for op in split_operations(rest) {
+    for op in Operations(Some(rest)) {
         let op = op.trim();
         if op.is_empty() {
             continue;
@@ -295,31 +298,111 @@ fn parse_epd(line: &str) -> Result<LabeledPosition, RecordErrorKind> {
             _ => {}
         }
     }
-    let fen = format!("{board} {} {}", hmvc.unwrap_or(0), fmvn.unwrap_or(1).max(1));
+    let (hmvc, fmvn) = (hmvc.unwrap_or(0), fmvn.unwrap_or(1).max(1));
     Ok(LabeledPosition {
-        position: parse_fen(&fen)?,
+        position: epd_position(&board, hmvc, fmvn)?,
         result,
         score,
     })
 }
 
-/// Splits EPD operations at `;` outside double quotes.
-fn split_operations(text: &str) -> Vec<&str> {
-    let mut out = Vec::new();
-    let mut start = 0;
-    let mut quoted = false;
-    for (i, c) in text.char_indices() {
-        match c {
-            '"' => quoted = !quoted,
-            ';' if !quoted => {
-                out.push(&text[start..i]);
-                start = i + 1;
+/// The board fields of an EPD line: its first four whitespace-separated
+/// fields, joined by single spaces.
+#[derive(Debug, PartialEq, Eq)]
+struct EpdBoard<'a> {
+    text: Cow<'a, str>,
+    /// Exactly four non-empty fields separated by single spaces and no `_`
+    /// (where FEN parsing also splits): the clocks would be the FEN's fifth
+    /// and sixth fields.
+    four_fields: bool,
+}
+
+/// The board fields of an EPD line and the text after them.
+fn split_board(line: &str) -> (EpdBoard<'_>, &str) {
+    // Fast path for ASCII: when the separators inside the board are spaces,
+    // the board is a slice of the line.
+    let mut separators = 0;
+    let mut four_fields = true;
+    let mut previous = b' ';
+    for (i, b) in line.bytes().enumerate() {
+        if !b.is_ascii() {
+            return split_board_slow(line);
+        }
+        if b.is_ascii_whitespace() || b == 0x0b {
+            four_fields &= previous != b' ';
+            separators += 1;
+            if separators == 4 {
+                let board = EpdBoard {
+                    text: Cow::Borrowed(&line[..i]),
+                    four_fields,
+                };
+                return (board, &line[i + 1..]);
             }
-            _ => {}
+            if b != b' ' {
+                return split_board_slow(line);
+            }
+        }
+        four_fields &= b != b'_';
+        previous = b;
+    }
+    let board = EpdBoard {
+        text: Cow::Borrowed(line),
+        four_fields: four_fields && separators == 3 && previous != b' ',
+    };
+    (board, "")
+}
+
+/// [`split_board`] for any text.
+fn split_board_slow(line: &str) -> (EpdBoard<'_>, &str) {
+    let fields: Vec<&str> = line.splitn(5, char::is_whitespace).collect();
+    let text = fields[..fields.len().min(4)].join(" ");
+    let four_fields = !text.contains('_') && text.split(' ').filter(|f| !f.is_empty()).count() == 4;
+    let board = EpdBoard {
+        text: Cow::Owned(text),
+        four_fields,
+    };
+    (board, fields.get(4).copied().unwrap_or(""))
+}
+
+/// The position of EPD board fields with the given clocks: the FEN
+/// `"{board} {hmvc} {fmvn}"`, parsed without building that text unless
+/// the position is rejected (so that the error names the same FEN).
+fn epd_position(board: &EpdBoard, hmvc: u32, fmvn: u32) -> Result<Chess, PositionParseError> {
+    if board.four_fields
+        && let Ok(fen) = Fen::from_ascii(board.text.as_bytes())
+    {
+        let mut setup = fen.into_setup();
+        setup.halfmoves = hmvc;
+        setup.fullmoves = NonZeroU32::new(fmvn).unwrap_or(NonZeroU32::MIN);
+        if let Ok(position) = position_from_setup(setup) {
+            return Ok(position);
         }
     }
-    out.push(&text[start..]);
-    out
+    parse_fen(&format!("{} {hmvc} {fmvn}", board.text))
+}
+
+/// EPD operations: the text split at `;` outside double quotes.
+struct Operations<'a>(Option<&'a str>);
+
+impl<'a> Iterator for Operations<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let text = self.0?;
+        let mut quoted = false;
+        for (i, b) in text.bytes().enumerate() {
+            match b {
+                b'"' => quoted = !quoted,
+                b';' if !quoted => {
+                    self.0 = Some(&text[i + 1..]);
+                    return Some(&text[..i]);
+                }
+                _ => {}
+            }
+        }
+        self.0 = None;
+        Some(text)
+    }
 }
 
 /// Column positions of a CSV header.
@@ -474,6 +557,187 @@ impl<R: BufRead> Iterator for LabeledReader<R> {
     }
 }
 
+/// What [`std::io::BufRead::read_line`] reports for a line that is not
+/// UTF-8 (blocks report the same as [`LabeledReader`]).
+const INVALID_UTF8: &str = "stream did not contain valid UTF-8";
+
+/// Reads a labeled file in blocks of raw lines so that the lines can be
+/// parsed in parallel: [`LineBlock::parse`] of each line, in order, gives
+/// exactly the items of [`LabeledReader`] (same records, same located
+/// errors). Reading only splits lines; the CSV header, which fixes the
+/// format of the rest of the file, is recognised while reading.
+pub struct LabeledBlocks<R> {
+    input: R,
+    path: Option<PathBuf>,
+    line_no: usize,
+    csv: Option<CsvColumns>,
+    seen_content: bool,
+    finished: bool,
+    ended: bool,
+}
+
+/// One block of raw lines from [`LabeledBlocks`], reusable across reads.
+#[derive(Debug, Default)]
+pub struct LineBlock {
+    text: Vec<u8>,
+    lines: Vec<RawLine>,
+    csv: Option<CsvColumns>,
+    path: Option<PathBuf>,
+}
+
+/// A line of a block: its 1-based number and byte range, or an error found
+/// while reading.
+#[derive(Debug)]
+enum RawLine {
+    Text {
+        line: usize,
+        start: usize,
+        end: usize,
+    },
+    Error(Box<RecordError>),
+}
+
+impl<R: BufRead> LabeledBlocks<R> {
+    /// Reads from `input`; `path` names the source in errors.
+    pub fn new(input: R, path: Option<PathBuf>) -> Self {
+        LabeledBlocks {
+            input,
+            path,
+            line_no: 0,
+            csv: None,
+            seen_content: false,
+            finished: false,
+            ended: false,
+        }
+    }
+
+    /// Replaces the content of `block` with the next (up to) `max_lines`
+    /// lines; false when the input is exhausted and `block` is empty.
+    pub fn read_block(&mut self, block: &mut LineBlock, max_lines: usize) -> bool {
+        block.text.clear();
+        block.lines.clear();
+        while !self.ended && block.lines.len() < max_lines.max(1) {
+            let start = block.text.len();
+            match self.input.read_until(b'\n', &mut block.text) {
+                Ok(0) => self.ended = true,
+                Ok(_) => {
+                    self.line_no += 1;
+                    let end = block.text.len();
+                    if !self.seen_content && !self.first_content(block, start, end) {
+                        block.text.truncate(start);
+                        continue;
+                    }
+                    block.lines.push(RawLine::Text {
+                        line: self.line_no,
+                        start,
+                        end,
+                    });
+                }
+                Err(e) => {
+                    block.text.truncate(start);
+                    if self.finished {
+                        self.ended = true;
+                        break;
+                    }
+                    // As in `LabeledReader`: bad data costs one line; any
+                    // other I/O error ends the stream after being reported.
+                    self.line_no += 1;
+                    self.finished = e.kind() != std::io::ErrorKind::InvalidData;
+                    block.lines.push(RawLine::Error(Box::new(
+                        self.error(RecordErrorKind::Unreadable(e.to_string())),
+                    )));
+                }
+            }
+        }
+        block.csv = self.csv.clone();
+        block.path = self.path.clone();
+        !block.lines.is_empty()
+    }
+
+    /// Looks for the first content line (CSV header or not) before it has
+    /// been seen: false when the line at `start..end` is to be dropped (a
+    /// CSV header, or a blank or comment line), true when it is to be kept
+    /// (a record, a header error or an unreadable line).
+    fn first_content(&mut self, block: &mut LineBlock, start: usize, end: usize) -> bool {
+        let Ok(text) = std::str::from_utf8(&block.text[start..end]) else {
+            return true;
+        };
+        let line = text.trim();
+        if line.is_empty() || line.starts_with('#') {
+            return false;
+        }
+        self.seen_content = true;
+        match csv_header(line) {
+            None => true,
+            Some(Ok(cols)) => {
+                self.csv = Some(cols);
+                false
+            }
+            Some(Err(kind)) => {
+                let error = self.error(kind);
+                block.lines.push(RawLine::Error(Box::new(error)));
+                block.text.truncate(start);
+                false
+            }
+        }
+    }
+
+    fn error(&self, kind: RecordErrorKind) -> RecordError {
+        RecordError {
+            path: self.path.clone(),
+            line: self.line_no,
+            kind,
+        }
+    }
+}
+
+impl LineBlock {
+    /// An empty block.
+    pub fn new() -> Self {
+        LineBlock::default()
+    }
+
+    /// Number of lines (each gives at most one item of [`LineBlock::parse`]).
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+
+    /// True when the block has no lines.
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+
+    /// Parses line `i` of the block: `None` for blank and comment lines,
+    /// else what [`LabeledReader`] yields for it.
+    pub fn parse(&self, i: usize) -> Option<Result<(usize, LabeledPosition), RecordError>> {
+        let (line, start, end) = match &self.lines[i] {
+            RawLine::Error(e) => return Some(Err((**e).clone())),
+            RawLine::Text { line, start, end } => (*line, *start, *end),
+        };
+        let error = |kind| RecordError {
+            path: self.path.clone(),
+            line,
+            kind,
+        };
+        let Ok(text) = std::str::from_utf8(&self.text[start..end]) else {
+            return Some(Err(error(RecordErrorKind::Unreadable(INVALID_UTF8.into()))));
+        };
+        let text = text.trim();
+        if text.is_empty() || text.starts_with('#') {
+            return None;
+        }
+        let parsed = match &self.csv {
+            Some(cols) => parse_csv_row(text, cols).map(Some),
+            None => parse_line(text),
+        };
+        match parsed {
+            Ok(Some(rec)) => Some(Ok((line, rec))),
+            Ok(None) => None,
+            Err(kind) => Some(Err(error(kind))),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -565,5 +829,78 @@ mod tests {
                 found: 2
             }
         ));
+    }
+
+    /// Every item of every block, in order.
+    fn blocks(text: &[u8], max_lines: usize) -> Vec<Result<(usize, LabeledPosition), RecordError>> {
+        let mut reader = LabeledBlocks::new(text, Some("f.epd".into()));
+        let mut block = LineBlock::new();
+        let mut out = Vec::new();
+        while reader.read_block(&mut block, max_lines) {
+            out.extend((0..block.len()).filter_map(|i| block.parse(i)));
+        }
+        out
+    }
+
+    #[test]
+    fn blocks_read_exactly_what_the_reader_reads() {
+        let epd = format!(
+            "\n# c\n{BOARD} c9 \"1-0\";\n\nnonsense here\n{BOARD} c9 \"2-0\";\n{BOARD}  ce 3; c9 \"0-1\";\n\
+             {BOARD} ce x;\n8/8/8/8/8/8/8/8 w - - [1.0]\n{BOARD}\t0 7 c9 \"1-0\";\n{BOARD} hmvc 4; fmvn 0;\n\
+             {BOARD} 0 1 | 35 | 0.5\n{BOARD} 0 1 [0.0]\nr1bq1rk1/pp2p1bp/2nppn2/2p5/3P1P1R/2N1BN2/PPP3P1/R2QKB2\tb Q - c9 \"1-0\";\n\
+             {BOARD} c9 \"1-0\""
+        );
+        let mut texts: Vec<Vec<u8>> = vec![
+            epd.clone().into_bytes(),
+            format!("fen,result\n{BOARD} 0 1,0-1\n{BOARD},x\n\n{BOARD}\n").into_bytes(),
+            format!("a,b\n{BOARD} c9 \"1-0\";\n").into_bytes(),
+            Vec::new(),
+        ];
+        // Lines that are not UTF-8, before and after the first content line.
+        let mut bad = b"\xff\xfe\n".to_vec();
+        bad.extend_from_slice(epd.as_bytes());
+        bad.extend_from_slice(b"\n\xc3(\n");
+        bad.extend_from_slice(epd.as_bytes());
+        texts.push(bad);
+        for text in &texts {
+            let expected: Vec<_> =
+                LabeledReader::new(text.as_slice(), Some("f.epd".into())).collect();
+            assert!(!text.is_empty() || expected.is_empty());
+            for max_lines in [1, 2, 3, 7, 1000] {
+                assert_eq!(
+                    blocks(text, max_lines),
+                    expected,
+                    "{max_lines} lines per block"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn epd_fast_path_matches_the_joined_fen() {
+        // Tabs, runs of spaces and missing fields take the general path.
+        for line in [
+            format!("{BOARD} c9 \"1-0\";"),
+            format!("{BOARD}\tc9 \"1-0\";"),
+            "8/8/8/8/8/8/8/K6k  w - - c9 \"1-0\";".to_string(),
+            "8/8/8/8/8/8/8/K6k w c9 \"1-0\";".to_string(),
+            "8/8/8/8/8/8/8/K6k w - -".to_string(),
+            "8/8/8/8/8/8/8/K6k_w - - hmvc 3;".to_string(),
+            "8/8/8/8/8/8/8/K6k w - _ hmvc 3;".to_string(),
+            "8/8/8/8/8/8/8/K6k w -".to_string(),
+            "8/8/8/8/8/8/8/K6k w - -  hmvc 3;".to_string(),
+            format!("{BOARD} hmvc 101; fmvn 0;"),
+        ] {
+            let (board, rest) = split_board(&line);
+            let slow = split_board_slow(&line);
+            assert_eq!((&board, rest), (&slow.0, slow.1), "{line}");
+            for (h, f) in [(0, 1), (3, 20), (101, 1)] {
+                assert_eq!(
+                    epd_position(&board, h, f),
+                    parse_fen(&format!("{} {h} {f}", board.text)),
+                    "{line}"
+                );
+            }
+        }
     }
 }

@@ -1,35 +1,39 @@
 //! Loading training data: labeled files → resolved positions → traces.
 //!
-//! Files are streamed in blocks of [`BLOCK`] records; each block is resolved
-//! (quiet leaf of the quiescence PV by default, see [`Resolve`]) and traced
-//! in parallel, and appended in input order, so the result does not depend
-//! on the thread count and memory stays at the compact traces plus one
-//! block. Records without a result are rejected and counted; malformed lines
-//! are reported with file and line, skipped and counted.
+//! Files are streamed in blocks of [`BLOCK`] raw lines; the lines of a block
+//! are parsed, resolved (quiet leaf of the quiescence PV by default, see
+//! [`Resolve`]) and traced in parallel, in chunks whose results are appended
+//! in input order, so the result, the statistics and the error reports do
+//! not depend on the thread count, and memory stays at the compact traces
+//! plus one block. Records without a result are rejected and counted;
+//! malformed lines are reported with file and line, skipped and counted.
 
 use std::io::BufReader;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use anyhow::{Context, Result};
-use engine::eval::{Params, trace};
+use engine::eval::Params;
 use engine::input::open_input;
-use engine::labeled::{GameResult, LabeledPosition, LabeledReader};
+use engine::labeled::{GameResult, LabeledBlocks, LabeledPosition, LineBlock, RecordError};
 use engine::search::{SearchLimits, Searcher};
 use rayon::prelude::*;
 use shakmaty::{Chess, Color, Position};
 
 use crate::trace_set::TraceSet;
 
-/// Records resolved and traced together.
+/// Lines read, then parsed, resolved and traced together.
 pub const BLOCK: usize = 65_536;
-/// Records per unit of parallel work inside a block.
-const RESOLVE_CHUNK: usize = 512;
+/// Lines (or records) per unit of parallel work inside a block.
+const CHUNK: usize = 512;
 /// Transposition table of the resolving searchers (MB).
 const RESOLVE_TT_MB: usize = 1;
 /// Malformed lines printed in full before only counting.
 const MAX_REPORTED_ERRORS: usize = 20;
+/// Expected nonzero coefficients per position (for reserving memory).
+const ENTRIES_PER_POSITION: usize = 64;
 
 /// How a labeled position becomes the position that is traced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,42 +105,35 @@ pub fn load(
     keep_samples: bool,
     mut on_progress: impl FnMut(usize),
 ) -> Result<(TraceSet, Vec<Sample>, LoadStats)> {
+    let resolver = Resolver::new(resolve, params);
     let mut set = TraceSet::new();
     let mut kept = Vec::new();
     let mut stats = LoadStats::default();
+    let mut block = LineBlock::new();
     for path in paths {
         let input = open_input(path).with_context(|| format!("opening {}", path.display()))?;
-        let reader = LabeledReader::new(BufReader::new(input.into_reader()), Some(path.clone()));
+        let mut reader =
+            LabeledBlocks::new(BufReader::new(input.into_reader()), Some(path.clone()));
         let mut count = 0;
-        let mut block: Vec<Sample> = Vec::with_capacity(BLOCK);
-        for item in reader {
-            match item {
-                Err(e) => {
+        while reader.read_block(&mut block, BLOCK) {
+            let parts: Vec<Part> = chunks(block.len())
+                .into_par_iter()
+                .map(|lines| resolver.load_lines(&block, lines, keep_samples))
+                .collect();
+            for part in parts {
+                for e in &part.errors {
                     stats.malformed += 1;
                     if stats.malformed <= MAX_REPORTED_ERRORS {
                         eprintln!("warning: skipped: {e}");
                     }
                 }
-                Ok((_, rec)) => {
-                    count += 1;
-                    if let Some(sample) = to_sample(rec, &mut stats) {
-                        block.push(sample);
-                    }
-                    if block.len() == BLOCK {
-                        set.extend(&trace_samples(&block, resolve, params));
-                        on_progress(set.len());
-                        if keep_samples {
-                            kept.append(&mut block);
-                        }
-                        block.clear();
-                    }
-                }
+                count += part.records;
+                stats.without_result += part.without_result;
+                stats.with_score += part.with_score;
+                set.extend(&part.traces);
+                kept.extend(part.samples);
             }
-        }
-        set.extend(&trace_samples(&block, resolve, params));
-        on_progress(set.len());
-        if keep_samples {
-            kept.append(&mut block);
+            on_progress(set.len());
         }
         stats.per_file.push((path.clone(), count));
     }
@@ -149,12 +146,101 @@ pub fn load(
     Ok((set, kept, stats))
 }
 
-fn to_sample(rec: LabeledPosition, stats: &mut LoadStats) -> Option<Sample> {
-    let Some(result) = rec.result else {
-        stats.without_result += 1;
-        return None;
-    };
-    stats.with_score += usize::from(rec.score.is_some());
+/// `0..n` cut into [`CHUNK`]-sized ranges.
+fn chunks(n: usize) -> Vec<Range<usize>> {
+    (0..n)
+        .step_by(CHUNK)
+        .map(|a| a..(a + CHUNK).min(n))
+        .collect()
+}
+
+/// What one chunk of lines gave.
+#[derive(Default)]
+struct Part {
+    traces: TraceSet,
+    samples: Vec<Sample>,
+    errors: Vec<RecordError>,
+    records: usize,
+    without_result: usize,
+    with_score: usize,
+}
+
+/// Resolving searchers, one per thread of the current rayon pool, reused
+/// for every chunk: `resolve` neither uses the transposition table nor
+/// learns across positions, and depth searches start with `new_game`, so
+/// which searcher resolves a position does not matter.
+struct Resolver {
+    resolve: Resolve,
+    searchers: Vec<Mutex<Searcher>>,
+}
+
+impl Resolver {
+    fn new(resolve: Resolve, params: &Arc<Params>) -> Self {
+        let searchers = match resolve {
+            Resolve::None => Vec::new(),
+            _ => (0..rayon::current_num_threads())
+                .map(|_| Mutex::new(Searcher::new(params.clone(), RESOLVE_TT_MB)))
+                .collect(),
+        };
+        Resolver { resolve, searchers }
+    }
+
+    /// Runs `f` with the current thread's searcher (`None` without
+    /// resolution).
+    fn with_searcher<T>(&self, f: impl FnOnce(Option<&mut Searcher>) -> T) -> T {
+        if self.searchers.is_empty() {
+            return f(None);
+        }
+        let i = rayon::current_thread_index().unwrap_or(0) % self.searchers.len();
+        let mut searcher = self.searchers[i]
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        f(Some(&mut searcher))
+    }
+
+    /// Resolves and traces `s` into `set`.
+    fn push(&self, searcher: Option<&mut Searcher>, set: &mut TraceSet, s: &Sample) {
+        match searcher {
+            Some(searcher) if self.resolve != Resolve::None => {
+                let leaf = resolve_position(searcher, &s.position, self.resolve);
+                set.push_position(&leaf, s.result, s.score_white);
+            }
+            _ => set.push_position(&s.position, s.result, s.score_white),
+        }
+    }
+
+    /// Parses, resolves and traces `lines` of `block`.
+    fn load_lines(&self, block: &LineBlock, lines: Range<usize>, keep_samples: bool) -> Part {
+        let mut part = Part {
+            traces: TraceSet::with_capacity(lines.len(), lines.len() * ENTRIES_PER_POSITION),
+            ..Part::default()
+        };
+        self.with_searcher(|mut searcher| {
+            for i in lines {
+                match block.parse(i) {
+                    None => {}
+                    Some(Err(e)) => part.errors.push(e),
+                    Some(Ok((_, rec))) => {
+                        part.records += 1;
+                        let Some(sample) = to_sample(rec) else {
+                            part.without_result += 1;
+                            continue;
+                        };
+                        part.with_score += usize::from(sample.score_white.is_some());
+                        self.push(searcher.as_deref_mut(), &mut part.traces, &sample);
+                        if keep_samples {
+                            part.samples.push(sample);
+                        }
+                    }
+                }
+            }
+        });
+        part
+    }
+}
+
+fn to_sample(rec: LabeledPosition) -> Option<Sample> {
+    let result = rec.result?;
     let turn = rec.position.turn();
     Some(Sample {
         score_white: rec.score.map(|s| if turn == Color::White { s } else { -s }),
@@ -165,19 +251,18 @@ fn to_sample(rec: LabeledPosition, stats: &mut LoadStats) -> Option<Sample> {
 
 /// Resolves and traces `samples` in parallel, in order.
 pub fn trace_samples(samples: &[Sample], resolve: Resolve, params: &Arc<Params>) -> TraceSet {
+    let resolver = Resolver::new(resolve, params);
     let parts: Vec<TraceSet> = samples
-        .par_chunks(RESOLVE_CHUNK)
-        .map_init(
-            || Searcher::new(params.clone(), RESOLVE_TT_MB),
-            |searcher, chunk| {
-                let mut out = TraceSet::new();
+        .par_chunks(CHUNK)
+        .map(|chunk| {
+            let mut out = TraceSet::with_capacity(chunk.len(), chunk.len() * ENTRIES_PER_POSITION);
+            resolver.with_searcher(|mut searcher| {
                 for s in chunk {
-                    let leaf = resolve_position(searcher, &s.position, resolve);
-                    out.push(&trace(&leaf), s.result, s.score_white);
+                    resolver.push(searcher.as_deref_mut(), &mut out, s);
                 }
-                out
-            },
-        )
+            });
+            out
+        })
         .collect();
     let mut set = TraceSet::new();
     for p in &parts {

@@ -12,9 +12,9 @@
 //! from the engine's `evaluate` by less than one centipawn for integer
 //! weights.
 
-use engine::eval::{MAX_PHASE, SCALE_NORMAL, Trace};
+use engine::eval::{MAX_PHASE, SCALE_NORMAL, TaperInfo, Trace, trace_with};
 use engine::labeled::GameResult;
-use shakmaty::Color;
+use shakmaty::{Chess, Color, Position};
 
 /// A game result as the objectives use it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,6 +89,21 @@ impl TraceSet {
         }
     }
 
+    /// An empty set with room for `positions` positions and `entries`
+    /// coefficients.
+    pub fn with_capacity(positions: usize, entries: usize) -> Self {
+        let mut offsets = Vec::with_capacity(positions + 1);
+        offsets.push(0);
+        TraceSet {
+            offsets,
+            entries: Vec::with_capacity(entries),
+            coefs: Vec::with_capacity(entries),
+            taper: Vec::with_capacity(positions),
+            outcomes: Vec::with_capacity(positions),
+            scores: Vec::with_capacity(positions),
+        }
+    }
+
     /// Number of positions.
     pub fn len(&self) -> usize {
         self.taper.len()
@@ -106,9 +121,28 @@ impl TraceSet {
             self.entries.push(t.entry);
             self.coefs.push(t.coef);
         }
+        self.push_labels(&trace.taper, trace.turn, result, score_white);
+    }
+
+    /// Traces `pos` and appends it (as [`TraceSet::push`] of its trace,
+    /// without the intermediate [`Trace`]).
+    pub fn push_position(&mut self, pos: &Chess, result: GameResult, score_white: Option<i32>) {
+        let taper = trace_with(pos, |t| {
+            self.entries.push(t.entry);
+            self.coefs.push(t.coef);
+        });
+        self.push_labels(&taper, pos.turn(), result, score_white);
+    }
+
+    fn push_labels(
+        &mut self,
+        t: &TaperInfo,
+        turn: Color,
+        result: GameResult,
+        score_white: Option<i32>,
+    ) {
         self.offsets.push(self.entries.len() as u32);
-        let t = &trace.taper;
-        let black = u32::from(trace.turn == Color::Black);
+        let black = u32::from(turn == Color::Black);
         self.taper.push(
             t.phase as u32
                 | (t.scale_white as u32) << 8

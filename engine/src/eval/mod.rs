@@ -284,24 +284,31 @@ thread_local! {
 /// Records the exact sparse coefficients of every parameter in the
 /// evaluation of `pos`.
 pub fn trace(pos: &Chess) -> Trace {
+    let mut entries = Vec::new();
+    let taper = trace_with(pos, |t| entries.push(t));
+    Trace {
+        entries,
+        taper,
+        turn: pos.turn(),
+    }
+}
+
+/// [`trace`] without building a [`Trace`]: passes each nonzero coefficient
+/// to `sink`, in the order of [`Trace::entries`], and returns the taper.
+pub fn trace_with(pos: &Chess, mut sink: impl FnMut(TraceEntry)) -> TaperInfo {
     RECORDER.with_borrow_mut(|rec| {
         let taper = terms::evaluate_terms(pos, rec);
-        let mut entries = Vec::with_capacity(rec.touched.len());
         for &e in &rec.touched {
             let c = std::mem::take(&mut rec.coefs[e as usize]);
             if c != 0 {
-                entries.push(TraceEntry {
+                sink(TraceEntry {
                     entry: e,
                     coef: i16::try_from(c).expect("feature counts fit in i16"),
                 });
             }
         }
         rec.touched.clear();
-        Trace {
-            entries,
-            taper,
-            turn: pos.turn(),
-        }
+        taper
     })
 }
 
