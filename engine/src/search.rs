@@ -1020,6 +1020,24 @@ impl Worker {
         }
     }
 
+    /// The lighter preparation of a quiescence-only, table-free, unlimited
+    /// search ([`Searcher::resolve`], called millions of times by the
+    /// tuner): quiescence reads no stack frame, killer or limit, and without
+    /// the table the keys are never looked at, so the root key is 0 rather
+    /// than computed.
+    fn prepare_resolve(&mut self) {
+        self.keys.clear();
+        self.keys.push(0);
+        self.nodes = 0;
+        self.published_nodes = 0;
+        self.seldepth = 0;
+        self.stopped = false;
+        self.abortable = false;
+        self.use_tt = false;
+        self.node_limit = None;
+        self.threads = 1;
+    }
+
     /// Iterative deepening. The main thread (id 0) manages time and reports;
     /// helpers start at staggered depths to diversify the shared table.
     fn iterate(
@@ -1322,13 +1340,12 @@ impl Searcher {
     /// to move's point of view. Deterministic.
     pub fn resolve(&mut self, pos: &Chess) -> (Chess, i32) {
         let shared = Shared {
-            stop: Arc::new(AtomicBool::new(false)),
+            stop: self.stop.clone(),
             helpers_stop: AtomicBool::new(false),
             nodes: AtomicU64::new(0),
         };
         let worker = &mut self.workers[0];
-        worker.prepare(pos, &[], &SearchLimits::default(), 1);
-        worker.use_tt = false;
+        worker.prepare_resolve();
         let score = worker.qsearch(&shared, pos, -INFINITY, INFINITY, 0);
         let mut leaf = pos.clone();
         for m in worker.pv_line(0) {
