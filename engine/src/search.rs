@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use shakmaty::{Chess, Color, Move, Position, Role};
 
-use crate::eval::{Params, evaluate};
+use crate::eval::{PackedParams, Params, evaluate_packed};
 use crate::movegen::{CheckInfo, tactical_moves};
 use crate::movepick::{
     MoveClass, MoveContext, MovePicker, OrderingTables, QuietContext, history_bonus, is_quiet,
@@ -250,7 +250,8 @@ struct Shared {
 /// One search thread's private state.
 struct Worker {
     id: usize,
-    params: Arc<Params>,
+    /// The evaluation weights, packed for play (see [`PackedParams`]).
+    params: PackedParams,
     tt: Arc<TranspositionTable>,
     tables: OrderingTables,
     stack: Vec<Frame>,
@@ -311,10 +312,10 @@ fn null_move(pos: &Chess) -> Option<Chess> {
 }
 
 impl Worker {
-    fn new(id: usize, params: Arc<Params>, tt: Arc<TranspositionTable>) -> Self {
+    fn new(id: usize, params: &Params, tt: Arc<TranspositionTable>) -> Self {
         Worker {
             id,
-            params,
+            params: PackedParams::new(params),
             tt,
             tables: OrderingTables::new(),
             stack: vec![
@@ -346,7 +347,7 @@ impl Worker {
     }
 
     fn evaluate(&self, pos: &Chess) -> i32 {
-        evaluate(pos, &self.params).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
+        evaluate_packed(pos, &self.params).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
     }
 
     /// Step 0. Every few nodes: publish the node count and see whether a
@@ -1182,7 +1183,7 @@ impl Searcher {
     pub fn new(params: Arc<Params>, tt_megabytes: usize) -> Self {
         let tt = Arc::new(TranspositionTable::new(tt_megabytes));
         Searcher {
-            workers: vec![Worker::new(0, params.clone(), tt.clone())],
+            workers: vec![Worker::new(0, &params, tt.clone())],
             params,
             tt,
             stop: Arc::new(AtomicBool::new(false)),
@@ -1210,8 +1211,9 @@ impl Searcher {
     /// came from the old weights).
     pub fn set_params(&mut self, params: Arc<Params>) {
         self.params = params.clone();
+        let packed = PackedParams::new(&params);
         for w in &mut self.workers {
-            w.params = params.clone();
+            w.params = packed.clone();
         }
         self.new_game();
     }
@@ -1251,7 +1253,7 @@ impl Searcher {
         while self.workers.len() < threads {
             let id = self.workers.len();
             self.workers
-                .push(Worker::new(id, self.params.clone(), self.tt.clone()));
+                .push(Worker::new(id, &self.params, self.tt.clone()));
         }
     }
 

@@ -5,7 +5,8 @@
 use std::path::Path;
 
 use engine::eval::{
-    self, DEFAULT_PARAMS, NUM_ENTRIES, Params, codegen, evaluate, params_file, schema, trace,
+    self, DEFAULT_PARAMS, NUM_ENTRIES, PackedParams, Params, codegen, evaluate, evaluate_packed,
+    params_file, schema, trace,
 };
 use engine::labeled::LabeledReader;
 use engine::position::{mirrored, parse_fen};
@@ -72,10 +73,20 @@ fn trace_dot_params_equals_evaluate_exactly() {
     assert!(positions.len() >= 10_000);
     let mut rng = ChaCha8Rng::seed_from_u64(1);
     let random = random_params(&mut rng);
+    let (packed_default, packed_random) = (
+        PackedParams::new(&DEFAULT_PARAMS),
+        PackedParams::new(&random),
+    );
     for pos in &positions {
         let t = trace(pos);
         assert_eq!(t.evaluate(&DEFAULT_PARAMS), evaluate(pos, &DEFAULT_PARAMS));
         assert_eq!(t.evaluate(&random), evaluate(pos, &random));
+        // The search's packed form gives the same value.
+        assert_eq!(
+            evaluate_packed(pos, &packed_default),
+            evaluate(pos, &DEFAULT_PARAMS)
+        );
+        assert_eq!(evaluate_packed(pos, &packed_random), evaluate(pos, &random));
     }
 }
 
