@@ -108,6 +108,7 @@ pub struct PositionJudge {
     filter: PositionFilter,
     searcher: Option<Searcher>,
     searches: u64,
+    search_nodes: u64,
 }
 
 impl PositionJudge {
@@ -120,6 +121,7 @@ impl PositionJudge {
             filter,
             searcher,
             searches: 0,
+            search_nodes: 0,
         }
     }
 
@@ -133,6 +135,11 @@ impl PositionJudge {
     /// Number of `--max-score` searches run so far.
     pub fn searches(&self) -> u64 {
         self.searches
+    }
+
+    /// Nodes visited by the `--max-score` searches so far.
+    pub fn search_nodes(&self) -> u64 {
+        self.search_nodes
     }
 
     /// Turns a sampled position into the position to write, or says why
@@ -191,6 +198,7 @@ impl PositionJudge {
                 .expect("--max-score needs a searcher");
             self.searches += 1;
             let result = searcher.search(&pos, history, &SearchLimits::depth(bound.depth), |_| {});
+            self.search_nodes += result.nodes;
             if result.score.abs() > bound.max_score {
                 return Err(DropReason::ScoreBeyondBound);
             }
