@@ -90,9 +90,10 @@ echo "positions written: $written; 1 and 2 threads: $(cmp -s "$work/one.epd" "$w
 read -r t_s u_s < <(best "$PGNSELECT" --threads 2 --max-score "$max_score" --search-depth "$depth" \
   -o "$work/search.epd" "$work/all.pgn")
 searches=$(grep -o 'searches [0-9]*' "$work/best.err" | grep -o '[0-9]*')
+nodes=$(grep -o '[0-9]* nodes each' "$work/best.err" | grep -o '^[0-9]*' || echo '?')
 kept=$(wc -l < "$work/search.epd")
 rate=$(echo "$searches / $t_s" | bc -l)
-printf "pgnselect --max-score %s --search-depth %s --threads 2: %6.3f s wall, %s positions searched, %s kept\n" \
-  "$max_score" "$depth" "$t_s" "$searches" "$kept"
+printf "pgnselect --max-score %s --search-depth %s --threads 2: %6.3f s wall, %s positions searched (%s nodes each), %s kept\n" \
+  "$max_score" "$depth" "$t_s" "$searches" "$nodes" "$kept"
 printf "  %.0f searched positions/s = %.1fx Arasan's ~1,300 positions/s (%.0f per CPU second)\n" \
   "$rate" "$(echo "$rate / 1300" | bc -l)" "$(echo "$searches / $u_s" | bc -l)"

@@ -123,6 +123,7 @@ pub fn select_from_chunk(
 ) -> ChunkSelection {
     worker.judge.reset();
     let searches_before = worker.judge.searches();
+    let nodes_before = worker.judge.search_nodes();
     let chunk_is_utf8 = std::str::from_utf8(&chunk.bytes).is_ok();
     let consumed = Cell::new(0usize);
     let reader_at = |offset: usize| {
@@ -205,6 +206,7 @@ pub fn select_from_chunk(
         }
     }
     selection.stats.searches = worker.judge.searches() - searches_before;
+    selection.stats.search_nodes = worker.judge.search_nodes() - nodes_before;
     selection
 }
 

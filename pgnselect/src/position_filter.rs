@@ -10,7 +10,9 @@
 //! promotion) that wins material by static exchange evaluation, while
 //! `--quiet=resolve` replaces the position by the quiet leaf of the engine's
 //! quiescence principal variation; finally `--max-score` searches to
-//! `--search-depth` and drops positions whose score is beyond the bound.
+//! `--search-depth` and drops positions whose score is beyond the bound
+//! (with [`Searcher::score_within`], which searches with the bound as root
+//! window instead of finding the exact score).
 //! The searcher's tables are cleared at the start of every chunk of input
 //! ([`PositionJudge::reset`]), so results do not depend on which thread
 //! handled which chunk.
@@ -21,7 +23,7 @@ use clap::ValueEnum;
 use engine::eval::Params;
 use engine::movepick::see_ge;
 use engine::position::piece_count;
-use engine::search::{SearchLimits, Searcher};
+use engine::search::Searcher;
 use rand::Rng;
 use shakmaty::{Chess, Position};
 
@@ -108,6 +110,7 @@ pub struct PositionJudge {
     filter: PositionFilter,
     searcher: Option<Searcher>,
     searches: u64,
+    search_nodes: u64,
 }
 
 impl PositionJudge {
@@ -120,6 +123,7 @@ impl PositionJudge {
             filter,
             searcher,
             searches: 0,
+            search_nodes: 0,
         }
     }
 
@@ -133,6 +137,11 @@ impl PositionJudge {
     /// Number of `--max-score` searches run so far.
     pub fn searches(&self) -> u64 {
         self.searches
+    }
+
+    /// Nodes visited by the `--max-score` searches so far.
+    pub fn search_nodes(&self) -> u64 {
+        self.search_nodes
     }
 
     /// Turns a sampled position into the position to write, or says why
@@ -190,8 +199,9 @@ impl PositionJudge {
                 .as_mut()
                 .expect("--max-score needs a searcher");
             self.searches += 1;
-            let result = searcher.search(&pos, history, &SearchLimits::depth(bound.depth), |_| {});
-            if result.score.abs() > bound.max_score {
+            let test = searcher.score_within(&pos, history, bound.depth, bound.max_score);
+            self.search_nodes += test.nodes;
+            if !test.within {
                 return Err(DropReason::ScoreBeyondBound);
             }
         }

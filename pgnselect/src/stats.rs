@@ -44,6 +44,8 @@ pub struct SelectionStats {
     pub dropped_score: u64,
     /// Searches run for `--max-score`.
     pub searches: u64,
+    /// Nodes visited by those searches.
+    pub search_nodes: u64,
     /// Positions dropped as duplicates.
     pub duplicates: u64,
     /// Positions written.
@@ -88,6 +90,7 @@ impl SelectionStats {
         self.dropped_not_quiet += other.dropped_not_quiet;
         self.dropped_score += other.dropped_score;
         self.searches += other.searches;
+        self.search_nodes += other.search_nodes;
         self.duplicates += other.duplicates;
         self.written += other.written;
     }
@@ -148,8 +151,9 @@ impl SelectionStats {
         if self.searches > 0 {
             let _ = write!(
                 out,
-                "\n  searches {} ({:.0} searched positions/s)",
+                "\n  searches {} ({:.0} nodes each, {:.0} searched positions/s)",
                 self.searches,
+                self.search_nodes as f64 / self.searches as f64,
                 self.searches as f64 / seconds
             );
         }
