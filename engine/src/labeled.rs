@@ -473,36 +473,24 @@ fn parse_csv_row(line: &str, cols: &CsvColumns) -> Result<LabeledPosition, Recor
 /// Streams labeled positions from a reader, line by line, in any format of
 /// the module documentation. A CSV file is recognised by its header on the
 /// first non-blank line. Each item is the 1-based line number with the
-/// record, or a located error; iteration continues after errors.
+/// record, or a located error; iteration continues after errors. It is
+/// [`LabeledBlocks`] read a few lines at a time and parsed in order.
 pub struct LabeledReader<R> {
-    input: R,
-    path: Option<PathBuf>,
-    line_no: usize,
-    buf: String,
-    csv: Option<CsvColumns>,
-    seen_content: bool,
-    finished: bool,
+    blocks: LabeledBlocks<R>,
+    block: LineBlock,
+    next_line: usize,
 }
+
+/// Lines [`LabeledReader`] reads at a time.
+const READER_BLOCK_LINES: usize = 256;
 
 impl<R: BufRead> LabeledReader<R> {
     /// Reads from `input`; `path` names the source in errors.
     pub fn new(input: R, path: Option<PathBuf>) -> Self {
         LabeledReader {
-            input,
-            path,
-            line_no: 0,
-            buf: String::new(),
-            csv: None,
-            seen_content: false,
-            finished: false,
-        }
-    }
-
-    fn error(&self, kind: RecordErrorKind) -> RecordError {
-        RecordError {
-            path: self.path.clone(),
-            line: self.line_no,
-            kind,
+            blocks: LabeledBlocks::new(input, path),
+            block: LineBlock::new(),
+            next_line: 0,
         }
     }
 }
@@ -512,47 +500,17 @@ impl<R: BufRead> Iterator for LabeledReader<R> {
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
-            self.buf.clear();
-            match self.input.read_line(&mut self.buf) {
-                Ok(0) => return None,
-                Ok(_) => {}
-                Err(e) => {
-                    if self.finished {
-                        return None;
-                    }
-                    self.line_no += 1;
-                    // Bad UTF-8 costs one line; any other I/O error ends the
-                    // stream after being reported.
-                    self.finished = e.kind() != std::io::ErrorKind::InvalidData;
-                    return Some(Err(self.error(RecordErrorKind::Unreadable(e.to_string()))));
+            while self.next_line < self.block.len() {
+                let item = self.block.parse(self.next_line);
+                self.next_line += 1;
+                if item.is_some() {
+                    return item;
                 }
             }
-            self.line_no += 1;
-            let line = self.buf.trim();
-            if line.is_empty() || line.starts_with('#') {
-                continue;
+            if !self.blocks.read_block(&mut self.block, READER_BLOCK_LINES) {
+                return None;
             }
-            if !self.seen_content {
-                self.seen_content = true;
-                if let Some(header) = csv_header(line) {
-                    match header {
-                        Ok(cols) => {
-                            self.csv = Some(cols);
-                            continue;
-                        }
-                        Err(kind) => return Some(Err(self.error(kind))),
-                    }
-                }
-            }
-            let parsed = match &self.csv {
-                Some(cols) => parse_csv_row(line, cols).map(Some),
-                None => parse_line(line),
-            };
-            return match parsed {
-                Ok(Some(rec)) => Some(Ok((self.line_no, rec))),
-                Ok(None) => continue,
-                Err(kind) => Some(Err(self.error(kind))),
-            };
+            self.next_line = 0;
         }
     }
 }
@@ -639,8 +597,8 @@ impl<R: BufRead> LabeledBlocks<R> {
                         self.ended = true;
                         break;
                     }
-                    // As in `LabeledReader`: bad data costs one line; any
-                    // other I/O error ends the stream after being reported.
+                    // Bad data costs one line; any other I/O error ends
+                    // the stream after being reported.
                     self.line_no += 1;
                     self.finished = e.kind() != std::io::ErrorKind::InvalidData;
                     block.lines.push(RawLine::Error(Box::new(

@@ -13,23 +13,25 @@
 use shakmaty::attacks::{
     between, bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks,
 };
-use shakmaty::{Bitboard, Chess, Color, Move, MoveList, Position, Rank, Role, Square};
+use shakmaty::{Bitboard, Board, Chess, Color, Move, MoveList, Position, Rank, Role, Square};
 
-/// Pieces of the side to move pinned to their own king.
-fn pinned(pos: &Chess, king: Square) -> Bitboard {
-    let board = pos.board();
-    let us = board.by_color(pos.turn());
-    let them = board.by_color(!pos.turn());
-    let snipers = (rook_attacks(king, Bitboard::EMPTY) & board.rooks_and_queens() & them)
-        | (bishop_attacks(king, Bitboard::EMPTY) & board.bishops_and_queens() & them);
-    let mut pinned = Bitboard::EMPTY;
+use crate::movepick::attackers_to;
+
+/// Pieces of `owners` that are the only piece between `king` and one of the
+/// sliders of `sliders_of` lined up with it: the pinned pieces when the
+/// sliders are the enemy's, the discovered-check candidates when they are
+/// ours.
+fn sole_blockers(board: &Board, king: Square, sliders_of: Bitboard, owners: Bitboard) -> Bitboard {
+    let snipers = (rook_attacks(king, Bitboard::EMPTY) & board.rooks_and_queens() & sliders_of)
+        | (bishop_attacks(king, Bitboard::EMPTY) & board.bishops_and_queens() & sliders_of);
+    let mut found = Bitboard::EMPTY;
     for sniper in snipers {
         let blockers = between(king, sniper) & board.occupied();
-        if blockers.count() == 1 && (blockers & us).any() {
-            pinned |= blockers;
+        if blockers.count() == 1 && (blockers & owners).any() {
+            found |= blockers;
         }
     }
-    pinned
+    found
 }
 
 /// The legal captures and queen promotions (captures promoting to any piece
@@ -52,7 +54,7 @@ pub fn tactical_moves(pos: &Chess) -> MoveList {
     let us = board.by_color(turn);
     let them = board.by_color(!turn);
     let occupied = board.occupied();
-    let pinned = pinned(pos, king);
+    let pinned = sole_blockers(board, king, them, us);
     let last_rank = match turn {
         Color::White => Rank::Eighth,
         Color::Black => Rank::First,
@@ -115,7 +117,7 @@ pub fn tactical_moves(pos: &Chess) -> MoveList {
     // king's own square, which it leaves).
     let without_king = occupied.without(king);
     for to in king_attacks(king) & them {
-        if !attacked_by(pos, to, !turn, without_king) {
+        if !(attackers_to(pos, to, without_king) & them).any() {
             moves.push(Move::Normal {
                 role: Role::King,
                 from: king,
@@ -126,18 +128,6 @@ pub fn tactical_moves(pos: &Chess) -> MoveList {
         }
     }
     moves
-}
-
-/// Whether pieces of `attacker` attack `sq` given the occupancy `occupied`.
-fn attacked_by(pos: &Chess, sq: Square, attacker: Color, occupied: Bitboard) -> bool {
-    let board = pos.board();
-    let theirs = board.by_color(attacker) & occupied;
-    ((rook_attacks(sq, occupied) & board.rooks_and_queens())
-        | (bishop_attacks(sq, occupied) & board.bishops_and_queens())
-        | (knight_attacks(sq) & board.knights())
-        | (king_attacks(sq) & board.kings())
-        | (pawn_attacks(!attacker, sq) & board.pawns()))
-    .intersects(theirs)
 }
 
 /// Whether the legal move `m` of the side to move gives check, computed from
@@ -242,15 +232,7 @@ impl CheckInfo {
         let us = board.by_color(turn);
         let diagonal = bishop_attacks(king, occupied);
         let orthogonal = rook_attacks(king, occupied);
-        let snipers = (rook_attacks(king, Bitboard::EMPTY) & board.rooks_and_queens() & us)
-            | (bishop_attacks(king, Bitboard::EMPTY) & board.bishops_and_queens() & us);
-        let mut discoverers = Bitboard::EMPTY;
-        for sniper in snipers {
-            let blockers = between(king, sniper) & occupied;
-            if blockers.count() == 1 && (blockers & us).any() {
-                discoverers |= blockers;
-            }
-        }
+        let discoverers = sole_blockers(board, king, us, us);
         CheckInfo {
             their_king: Some(king),
             check_squares: [

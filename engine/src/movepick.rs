@@ -53,7 +53,7 @@ pub fn mvv_lva(m: Move) -> i32 {
 
 /// Squares holding pieces (of both colours) that attack `sq` given the
 /// occupancy `occupied`.
-fn attackers_to(pos: &Chess, sq: Square, occupied: Bitboard) -> Bitboard {
+pub(crate) fn attackers_to(pos: &Chess, sq: Square, occupied: Bitboard) -> Bitboard {
     let b = pos.board();
     (rook_attacks(sq, occupied) & b.rooks_and_queens())
         | (bishop_attacks(sq, occupied) & b.bishops_and_queens())
@@ -361,6 +361,22 @@ pub struct MovePicker<'a> {
 /// every history score.
 const SCORE_UNSCORED_QUIET: i32 = SCORE_COUNTERMOVE - 1;
 
+/// The class of a move from its ordering score.
+#[inline]
+fn class_of(score: i32) -> MoveClass {
+    if score == SCORE_HASH_MOVE {
+        MoveClass::Hash
+    } else if score >= SCORE_GOOD_CAPTURE {
+        MoveClass::GoodCapture
+    } else if score >= SCORE_COUNTERMOVE {
+        MoveClass::Refutation
+    } else if score > SCORE_BAD_CAPTURE / 2 {
+        MoveClass::Quiet
+    } else {
+        MoveClass::BadCapture
+    }
+}
+
 #[inline]
 fn hash_move_matches(hash_move: u16, m: Move) -> bool {
     hash_move != 0 && encode_move(m) == hash_move
@@ -498,14 +514,7 @@ impl<'a> MovePicker<'a> {
             }
             let (m, s) = (self.moves[self.next], self.scores[self.next]);
             self.next += 1;
-            let class = if s >= SCORE_COUNTERMOVE {
-                MoveClass::Refutation
-            } else if s > SCORE_BAD_CAPTURE / 2 {
-                MoveClass::Quiet
-            } else {
-                MoveClass::BadCapture
-            };
-            return Some((m, class, s));
+            return Some((m, class_of(s), s));
         }
         loop {
             if self.next >= n {
@@ -532,18 +541,7 @@ impl<'a> MovePicker<'a> {
             self.moves.swap(self.next, best);
             self.scores.swap(self.next, best);
             self.next += 1;
-            let class = if s == SCORE_HASH_MOVE {
-                MoveClass::Hash
-            } else if s >= SCORE_GOOD_CAPTURE {
-                MoveClass::GoodCapture
-            } else if s >= SCORE_COUNTERMOVE {
-                MoveClass::Refutation
-            } else if s > SCORE_BAD_CAPTURE / 2 {
-                MoveClass::Quiet
-            } else {
-                MoveClass::BadCapture
-            };
-            return Some((m, class, s));
+            return Some((m, class_of(s), s));
         }
     }
 }

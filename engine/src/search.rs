@@ -247,6 +247,17 @@ struct Shared {
     nodes: AtomicU64,
 }
 
+impl Shared {
+    /// The state of one search obeying the caller's `stop` flag.
+    fn new(stop: Arc<AtomicBool>) -> Self {
+        Shared {
+            stop,
+            helpers_stop: AtomicBool::new(false),
+            nodes: AtomicU64::new(0),
+        }
+    }
+}
+
 /// One search thread's private state.
 struct Worker {
     id: usize,
@@ -731,9 +742,7 @@ impl Worker {
                     return singular_beta;
                 }
             }
-            let mut child = pos.clone();
-            child.play_unchecked(m);
-            self.keys.push(key_after(pos, key, &m, &child));
+            let child = self.make(pos, m);
             let new_depth = depth - 1 + extension;
             self.stack[ply].current_move = Some(m);
 
@@ -999,14 +1008,7 @@ impl Worker {
         self.keys.clear();
         self.keys.extend_from_slice(history_keys);
         self.keys.push(key(pos));
-        self.nodes = 0;
-        self.published_nodes = 0;
-        self.seldepth = 0;
-        self.stopped = false;
-        self.abortable = false;
-        self.use_tt = true;
-        self.node_limit = limits.nodes;
-        self.threads = threads;
+        self.reset_run_state(true, limits.nodes, threads);
         self.nmp_min_ply = 0;
         self.root_best = None;
         self.root_score = -INFINITY;
@@ -1029,14 +1031,19 @@ impl Worker {
     fn prepare_resolve(&mut self) {
         self.keys.clear();
         self.keys.push(0);
+        self.reset_run_state(false, None, 1);
+    }
+
+    /// Resets the counters and limits every search starts from.
+    fn reset_run_state(&mut self, use_tt: bool, node_limit: Option<u64>, threads: usize) {
         self.nodes = 0;
         self.published_nodes = 0;
         self.seldepth = 0;
         self.stopped = false;
         self.abortable = false;
-        self.use_tt = false;
-        self.node_limit = None;
-        self.threads = 1;
+        self.use_tt = use_tt;
+        self.node_limit = node_limit;
+        self.threads = threads;
     }
 
     /// Iterative deepening. The main thread (id 0) manages time and reports;
@@ -1316,11 +1323,7 @@ impl Searcher {
             };
         }
         self.tt.new_search();
-        let shared = Shared {
-            stop: self.stop.clone(),
-            helpers_stop: AtomicBool::new(false),
-            nodes: AtomicU64::new(0),
-        };
+        let shared = Shared::new(self.stop.clone());
         let threads = self.workers.len();
         for w in &mut self.workers {
             w.prepare(pos, history_keys, limits, threads);
@@ -1354,11 +1357,7 @@ impl Searcher {
     /// quiescence principal variation and the score of `pos` from its side
     /// to move's point of view. Deterministic.
     pub fn resolve(&mut self, pos: &Chess) -> (Chess, i32) {
-        let shared = Shared {
-            stop: self.stop.clone(),
-            helpers_stop: AtomicBool::new(false),
-            nodes: AtomicU64::new(0),
-        };
+        let shared = Shared::new(self.stop.clone());
         let worker = &mut self.workers[0];
         worker.prepare_resolve();
         let score = worker.qsearch(&shared, pos, -INFINITY, INFINITY, 0);
@@ -1406,11 +1405,7 @@ impl Searcher {
     ) -> BoundTest {
         let bound = bound.clamp(0, MATE_SCORE);
         let depth = (depth as i32).clamp(1, MAX_DEPTH);
-        let shared = Shared {
-            stop: self.stop.clone(),
-            helpers_stop: AtomicBool::new(false),
-            nodes: AtomicU64::new(0),
-        };
+        let shared = Shared::new(self.stop.clone());
         self.tt.new_search();
         let worker = &mut self.workers[0];
         worker.prepare(pos, history_keys, &SearchLimits::default(), 1);

@@ -169,6 +169,15 @@ impl PackedParams {
     }
 }
 
+/// A White-relative score seen from the side to move `turn`.
+#[inline(always)]
+fn for_side_to_move(white: i32, turn: Color) -> i32 {
+    match turn {
+        Color::White => white,
+        Color::Black => -white,
+    }
+}
+
 #[inline(always)]
 fn pack(mg: i32, eg: i32) -> i64 {
     (i64::from(eg) << 32).wrapping_add(i64::from(mg))
@@ -199,10 +208,7 @@ pub fn evaluate_packed(pos: &Chess, params: &PackedParams) -> i32 {
     let mg = acc.sum as i32;
     let eg = (acc.sum.wrapping_sub(i64::from(mg)) >> 32) as i32;
     let white = terms::taper(mg, eg, &info);
-    match pos.turn() {
-        Color::White => white,
-        Color::Black => -white,
-    }
+    for_side_to_move(white, pos.turn())
 }
 
 /// Evaluates `pos` in centipawns from the side to move's point of view.
@@ -222,10 +228,7 @@ pub fn evaluate(pos: &Chess, params: &Params) -> i32 {
     };
     let info = terms::evaluate_terms(pos, &mut acc);
     let white = terms::taper(acc.mg, acc.eg, &info);
-    match pos.turn() {
-        Color::White => white,
-        Color::Black => -white,
-    }
+    for_side_to_move(white, pos.turn())
 }
 
 /// One nonzero coefficient of a trace.
@@ -266,10 +269,7 @@ impl Trace {
     pub fn evaluate(&self, params: &Params) -> i32 {
         let (mg, eg) = self.sums(params);
         let white = terms::taper(mg, eg, &self.taper);
-        match self.turn {
-            Color::White => white,
-            Color::Black => -white,
-        }
+        for_side_to_move(white, self.turn)
     }
 
     /// The exact partial derivatives of the (untruncated) evaluation, side to
