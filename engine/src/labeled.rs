@@ -30,7 +30,7 @@ use shakmaty::fen::Fen;
 use shakmaty::{Chess, Color, Position};
 use thiserror::Error;
 
-use crate::position::{PositionParseError, epd_board_of, parse_fen, position_from_setup};
+use crate::position::{PositionParseError, append_epd_board, parse_fen, position_from_setup};
 
 /// A finished game's outcome.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -115,9 +115,17 @@ impl LabeledPosition {
     /// The canonical EPD line (without newline): board fields, `hmvc`,
     /// `fmvn`, then `c9` and `ce` when known.
     pub fn to_epd(&self) -> String {
-        use std::fmt::Write as _;
-        let mut out = epd_board_of(&self.position);
-        out.reserve(48);
+        let mut out = Vec::with_capacity(96);
+        self.append_epd(&mut out);
+        String::from_utf8(out).expect("EPD is ASCII")
+    }
+
+    /// Appends [`LabeledPosition::to_epd`] to `out` (no allocation when
+    /// `out` has room).
+    pub fn append_epd(&self, out: &mut Vec<u8>) {
+        use std::io::Write as _;
+        append_epd_board(&self.position, out);
+        // Writing to a Vec cannot fail.
         let _ = write!(
             out,
             " hmvc {}; fmvn {};",
@@ -130,16 +138,23 @@ impl LabeledPosition {
         if let Some(s) = self.score {
             let _ = write!(out, " ce {s};");
         }
-        out
     }
 
     /// Arasan-compatible EPD: board fields, then `c2 "1.0"` style result.
     pub fn to_arasan_epd(&self) -> String {
-        let mut out = epd_board_of(&self.position);
+        let mut out = Vec::with_capacity(96);
+        self.append_arasan_epd(&mut out);
+        String::from_utf8(out).expect("EPD is ASCII")
+    }
+
+    /// Appends [`LabeledPosition::to_arasan_epd`] to `out`.
+    pub fn append_arasan_epd(&self, out: &mut Vec<u8>) {
+        append_epd_board(&self.position, out);
         if let Some(r) = self.result {
-            out.push_str(&format!(" c2 \"{}\";", r.decimal()));
+            out.extend_from_slice(b" c2 \"");
+            out.extend_from_slice(r.decimal().as_bytes());
+            out.extend_from_slice(b"\";");
         }
-        out
     }
 }
 

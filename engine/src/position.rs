@@ -98,10 +98,20 @@ pub fn fen_of(pos: &Chess) -> String {
     Fen::from_position(pos, EnPassantMode::Legal).to_string()
 }
 
+/// Appends [`fen_of`]`(pos)` to `out` without allocating a string.
+pub fn append_fen(pos: &Chess, out: &mut Vec<u8>) {
+    Fen::from_position(pos, EnPassantMode::Legal).append_ascii_to(out);
+}
+
 /// The first four FEN fields (board, side, castling, en passant) as EPD
 /// writes them.
 pub fn epd_board_of(pos: &Chess) -> String {
     shakmaty::fen::Epd::from_position(pos, EnPassantMode::Legal).to_string()
+}
+
+/// Appends [`epd_board_of`]`(pos)` to `out` without allocating a string.
+pub fn append_epd_board(pos: &Chess, out: &mut Vec<u8>) {
+    shakmaty::fen::Epd::from_position(pos, EnPassantMode::Legal).append_ascii_to(out);
 }
 
 /// The Polyglot Zobrist key of a position (see the module documentation).

@@ -15,7 +15,7 @@ use anyhow::{Context, Result};
 use clap::ValueEnum;
 use engine::atomic_file::AtomicFile;
 use engine::labeled::LabeledPosition;
-use engine::position::fen_of;
+use engine::position::append_fen;
 
 /// Header line of the CSV format.
 pub const CSV_HEADER: &str = "fen,result,score";
@@ -39,10 +39,10 @@ impl OutputFormat {
     /// The line of one position, without the newline, appended to `out`.
     pub fn append_line(self, record: &LabeledPosition, out: &mut Vec<u8>) {
         match self {
-            OutputFormat::Epd => out.extend_from_slice(record.to_epd().as_bytes()),
-            OutputFormat::Arasan => out.extend_from_slice(record.to_arasan_epd().as_bytes()),
+            OutputFormat::Epd => record.append_epd(out),
+            OutputFormat::Arasan => record.append_arasan_epd(out),
             OutputFormat::Csv => {
-                out.extend_from_slice(fen_of(&record.position).as_bytes());
+                append_fen(&record.position, out);
                 out.push(b',');
                 if let Some(result) = record.result {
                     out.extend_from_slice(result.pgn().as_bytes());
