@@ -1,24 +1,27 @@
-//! The parallel run: one reader thread cuts the inputs into chunks of
-//! games, worker threads select positions from the chunks, and the calling
-//! thread merges the results in input order.
+//! The parallel run: every worker thread takes the next chunk of games from
+//! the inputs, selects positions from it, and hands its selection to the
+//! output, which writes selections in input order. There is no separate
+//! reader or merger thread: cutting a chunk and writing a selection are a
+//! few per cent of the work, so each is done under a lock by whichever
+//! worker needs it, and `--threads N` keeps exactly N threads busy.
 //!
 //! Chunks are numbered in input order (all chunks of the first file, then
-//! the second, …). The merger holds finished chunks until all earlier ones
-//! are written, so the output, the deduplication (first occurrence in input
-//! order wins) and the messages about malformed games come out in the same
-//! order whatever the number of threads. The reader needs a credit for
-//! every chunk it hands out and the merger returns one per chunk written,
-//! so at most [`CHUNKS_IN_FLIGHT_PER_THREAD`] chunks per worker are in
-//! memory: memory is bounded by the deduplication set, not by the input.
+//! the second, …). The output holds finished selections until all earlier
+//! ones are written, so the output, the deduplication (first occurrence in
+//! input order wins) and the messages about malformed games come out in the
+//! same order whatever the number of threads. A worker may cut a new chunk
+//! only while fewer than [`CHUNKS_IN_FLIGHT_PER_THREAD`] chunks per worker
+//! are cut but not yet written, so memory is bounded by the deduplication
+//! set, not by the input.
 
 use std::collections::BTreeMap;
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard};
+use std::time::Duration;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use engine::input::{ByteCounter, Input};
 use engine::pgn_chunks::{GameChunk, GameChunker};
 
@@ -49,6 +52,9 @@ const SEARCH_CHUNK_BYTES: usize = 1 << 15;
 /// Messages about malformed games printed before they are only counted.
 const MAX_PROBLEMS_SHOWN: u64 = 100;
 
+/// How often a worker waiting for room re-checks whether the run stopped.
+const STOP_POLL: Duration = Duration::from_millis(50);
+
 /// Everything a run needs besides its inputs and output.
 #[derive(Debug, Clone, Copy)]
 pub struct RunSettings {
@@ -66,7 +72,7 @@ pub struct RunSettings {
     pub dedup: bool,
 }
 
-/// A chunk handed to a worker.
+/// A chunk taken by a worker.
 struct WorkItem {
     sequence: u64,
     file_index: usize,
@@ -75,7 +81,7 @@ struct WorkItem {
     chunk: GameChunk,
 }
 
-/// A chunk's selection on its way to the merger.
+/// A chunk's selection on its way to the output.
 struct Finished {
     sequence: u64,
     file_index: usize,
@@ -83,68 +89,66 @@ struct Finished {
     selection: ChunkSelection,
 }
 
-/// Reads every input in order, cutting it into chunks.
-fn read_inputs(
-    inputs: Vec<Input>,
-    chunk_bytes: usize,
-    work: SyncSender<WorkItem>,
-    credits: Receiver<()>,
-    interrupted: &AtomicBool,
-) -> Result<()> {
-    let mut sequence = 0;
-    let counters: Vec<ByteCounter> = inputs.iter().map(Input::bytes_read).collect();
-    for (file_index, input) in inputs.into_iter().enumerate() {
-        let path = input.path().to_path_buf();
-        let mut chunker = GameChunker::with_target(input.into_reader(), chunk_bytes);
-        loop {
-            if interrupted.load(Ordering::Relaxed) {
-                return Ok(());
-            }
-            let chunk = chunker
-                .next_chunk()
-                .with_context(|| format!("{}: read error", path.display()))?;
-            let Some(chunk) = chunk else { break };
-            if credits.recv().is_err() {
-                return Ok(());
-            }
-            let item = WorkItem {
-                sequence,
-                file_index,
-                bytes_read: counters.iter().map(ByteCounter::get).sum(),
-                chunk,
-            };
-            if work.send(item).is_err() {
-                return Ok(());
-            }
-            sequence += 1;
-        }
-    }
-    Ok(())
+/// The input file being cut into chunks.
+struct OpenFile {
+    index: usize,
+    path: PathBuf,
+    chunker: GameChunker<Box<dyn Read + Send>>,
 }
 
-/// Selects from chunks until the reader is done.
-fn work(settings: RunSettings, items: &Mutex<Receiver<WorkItem>>, finished: SyncSender<Finished>) {
-    let mut worker = ChunkWorker {
-        visitor: SamplingVisitor::new(settings.visitor),
-        judge: PositionJudge::new(settings.positions),
-        format: settings.format,
-        with_result: settings.with_result,
-    };
-    loop {
-        let item = match items.lock() {
-            Ok(receiver) => receiver.recv(),
-            Err(_) => return,
-        };
-        let Ok(item) = item else { return };
-        let selection = select_from_chunk(&mut worker, &item.chunk, item.file_index);
-        let done = Finished {
-            sequence: item.sequence,
-            file_index: item.file_index,
-            bytes_read: item.bytes_read,
-            selection,
-        };
-        if finished.send(done).is_err() {
-            return;
+/// The inputs, cut into chunks one at a time, in order.
+struct ChunkSource {
+    pending: std::iter::Enumerate<std::vec::IntoIter<Input>>,
+    current: Option<OpenFile>,
+    counters: Vec<ByteCounter>,
+    chunk_bytes: usize,
+    /// Sequence number of the next chunk cut.
+    next_sequence: u64,
+}
+
+impl ChunkSource {
+    fn new(inputs: Vec<Input>, chunk_bytes: usize) -> ChunkSource {
+        ChunkSource {
+            counters: inputs.iter().map(Input::bytes_read).collect(),
+            pending: inputs.into_iter().enumerate(),
+            current: None,
+            chunk_bytes,
+            next_sequence: 0,
+        }
+    }
+
+    /// The next chunk of the inputs, or `None` when all are read.
+    fn next_item(&mut self) -> Result<Option<WorkItem>> {
+        loop {
+            let file = match &mut self.current {
+                Some(file) => file,
+                None => {
+                    let Some((index, input)) = self.pending.next() else {
+                        return Ok(None);
+                    };
+                    self.current.insert(OpenFile {
+                        index,
+                        path: input.path().to_path_buf(),
+                        chunker: GameChunker::with_target(input.into_reader(), self.chunk_bytes),
+                    })
+                }
+            };
+            let chunk = file
+                .chunker
+                .next_chunk()
+                .with_context(|| format!("{}: read error", file.path.display()))?;
+            let Some(chunk) = chunk else {
+                self.current = None;
+                continue;
+            };
+            let item = WorkItem {
+                sequence: self.next_sequence,
+                file_index: file.index,
+                bytes_read: self.counters.iter().map(ByteCounter::get).sum(),
+                chunk,
+            };
+            self.next_sequence += 1;
+            return Ok(Some(item));
         }
     }
 }
@@ -209,6 +213,150 @@ impl Merger<'_> {
     }
 }
 
+/// The output side: selections waiting for their turn, and the merger.
+struct Output<'a> {
+    merger: Merger<'a>,
+    waiting: BTreeMap<u64, Finished>,
+    /// Sequence number of the next selection to write.
+    next: u64,
+}
+
+/// What the workers share.
+struct Shared<'a> {
+    settings: RunSettings,
+    source: Mutex<ChunkSource>,
+    /// Signalled when chunks are written while a worker waits for room.
+    room: Condvar,
+    /// Whether a worker waits (or is about to wait) on `room`.
+    waiting_for_room: AtomicBool,
+    /// Chunks written so far (a copy of `Output::next`).
+    written: AtomicU64,
+    /// Chunks allowed between cut and written.
+    in_flight: u64,
+    output: Mutex<Output<'a>>,
+    /// The first error met by a worker; every worker stops after it.
+    error: Mutex<Option<anyhow::Error>>,
+    stop: AtomicBool,
+    interrupted: &'a AtomicBool,
+}
+
+impl Shared<'_> {
+    fn stopped(&self) -> bool {
+        self.stop.load(Ordering::Relaxed) || self.interrupted.load(Ordering::Relaxed)
+    }
+
+    /// Records the first error and stops the run.
+    fn fail(&self, error: anyhow::Error) {
+        if let Ok(mut first) = self.error.lock() {
+            first.get_or_insert(error);
+        }
+        self.stop.store(true, Ordering::SeqCst);
+    }
+
+    fn lock_source(&self) -> Result<MutexGuard<'_, ChunkSource>> {
+        self.source
+            .lock()
+            .map_err(|_| anyhow!("a worker thread failed"))
+    }
+
+    /// The next chunk to work on, once there is room for it; `None` when
+    /// the inputs are exhausted or the run stops.
+    fn take_chunk(&self) -> Result<Option<WorkItem>> {
+        let mut source = self.lock_source()?;
+        loop {
+            if self.stopped() {
+                return Ok(None);
+            }
+            // The flag is raised before `written` is read and the writer
+            // reads the flag after storing `written` (both sequentially
+            // consistent), so either this check sees the new count or the
+            // writer sees the flag and wakes this worker.
+            self.waiting_for_room.store(true, Ordering::SeqCst);
+            let written = self.written.load(Ordering::SeqCst);
+            if source.next_sequence < written + self.in_flight {
+                break;
+            }
+            source = self
+                .room
+                .wait_timeout(source, STOP_POLL)
+                .map_err(|_| anyhow!("a worker thread failed"))?
+                .0;
+        }
+        self.waiting_for_room.store(false, Ordering::SeqCst);
+        source.next_item()
+    }
+
+    /// Hands a finished selection to the output and writes every selection
+    /// whose turn has come.
+    fn deliver(&self, done: Finished) -> Result<()> {
+        let mut output = self
+            .output
+            .lock()
+            .map_err(|_| anyhow!("a worker thread failed"))?;
+        output.waiting.insert(done.sequence, done);
+        let Output {
+            merger,
+            waiting,
+            next,
+        } = &mut *output;
+        while let Some(done) = waiting.remove(next) {
+            merger.write(done)?;
+            *next += 1;
+        }
+        self.written.store(*next, Ordering::SeqCst);
+        drop(output);
+        if self.waiting_for_room.load(Ordering::SeqCst) {
+            // Taking the lock orders this wake-up after the waiter's check.
+            drop(self.lock_source()?);
+            self.room.notify_all();
+        }
+        Ok(())
+    }
+}
+
+/// Stops the run if its worker panics, so that no other worker waits for
+/// a chunk that will never be written.
+struct StopOnPanic<'a>(&'a AtomicBool);
+
+impl Drop for StopOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+}
+
+/// One worker: takes chunks, selects from them and delivers the
+/// selections, until the inputs are exhausted or the run stops.
+fn work(shared: &Shared<'_>) {
+    let _guard = StopOnPanic(&shared.stop);
+    let settings = shared.settings;
+    let mut worker = ChunkWorker {
+        visitor: SamplingVisitor::new(settings.visitor),
+        judge: PositionJudge::new(settings.positions),
+        format: settings.format,
+        with_result: settings.with_result,
+    };
+    loop {
+        let item = match shared.take_chunk() {
+            Ok(Some(item)) => item,
+            Ok(None) => return,
+            Err(e) => return shared.fail(e),
+        };
+        let selection = select_from_chunk(&mut worker, &item.chunk, item.file_index);
+        drop(item.chunk);
+        let done = Finished {
+            sequence: item.sequence,
+            file_index: item.file_index,
+            bytes_read: item.bytes_read,
+            selection,
+        };
+        if let Err(e) = shared.deliver(done) {
+            return shared.fail(e);
+        }
+    }
+}
+
 /// Runs the selection over `inputs` (opened, in order), writing to `sink`.
 ///
 /// # Errors
@@ -225,14 +373,12 @@ pub fn run(
     if let Some(header) = settings.format.preamble() {
         writeln!(sink, "{header}").context("cannot write the output")?;
     }
-    let in_flight = threads * CHUNKS_IN_FLIGHT_PER_THREAD;
-    let (credit_sender, credit_receiver) = sync_channel::<()>(in_flight);
-    for _ in 0..in_flight {
-        credit_sender.send(()).expect("the channel has room");
-    }
-    let (work_sender, work_receiver) = sync_channel::<WorkItem>(threads);
-    let (finished_sender, finished_receiver) = sync_channel::<Finished>(in_flight);
-    let mut merger = Merger {
+    let chunk_bytes = if settings.positions.needs_searcher() {
+        SEARCH_CHUNK_BYTES
+    } else {
+        CHUNK_BYTES
+    };
+    let merger = Merger {
         games_per_file: vec![0; paths.len()],
         paths,
         keys: settings.dedup.then(KeySet::new),
@@ -241,42 +387,48 @@ pub fn run(
         sink,
         progress,
     };
-    let chunk_bytes = if settings.positions.needs_searcher() {
-        SEARCH_CHUNK_BYTES
-    } else {
-        CHUNK_BYTES
+    let shared = Shared {
+        settings,
+        source: Mutex::new(ChunkSource::new(inputs, chunk_bytes)),
+        room: Condvar::new(),
+        waiting_for_room: AtomicBool::new(false),
+        written: AtomicU64::new(0),
+        in_flight: (threads * CHUNKS_IN_FLIGHT_PER_THREAD) as u64,
+        output: Mutex::new(Output {
+            merger,
+            waiting: BTreeMap::new(),
+            next: 0,
+        }),
+        error: Mutex::new(None),
+        stop: AtomicBool::new(false),
+        interrupted,
     };
-    let (merged, read) = std::thread::scope(|scope| {
-        let reader = scope.spawn(|| {
-            read_inputs(
-                inputs,
-                chunk_bytes,
-                work_sender,
-                credit_receiver,
-                interrupted,
-            )
-        });
-        let work_receiver = Arc::new(Mutex::new(work_receiver));
-        for _ in 0..threads {
-            let items = Arc::clone(&work_receiver);
-            let finished = finished_sender.clone();
-            scope.spawn(move || work(settings, &items, finished));
-        }
-        // Only the workers keep the channels: when the merger stops early,
-        // the workers and then the reader see their channels closed.
-        drop(finished_sender);
-        drop(work_receiver);
-        let merged = merge(&mut merger, finished_receiver, credit_sender, interrupted);
-        let read = reader
-            .join()
-            .unwrap_or_else(|_| Err(anyhow::anyhow!("the input reader failed")));
-        (merged, read)
+    let all_joined = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| scope.spawn(|| work(&shared)))
+            .collect();
+        workers
+            .into_iter()
+            .map(|worker| worker.join())
+            .filter(Result::is_err)
+            .count()
+            == 0
     });
-    read?;
-    merged?;
+    if let Some(error) = shared.error.into_inner().ok().flatten() {
+        return Err(error);
+    }
     if interrupted.load(Ordering::Relaxed) {
         bail!("interrupted; the output file was not written");
     }
+    let output = shared.output.into_inner().ok();
+    let source = shared.source.into_inner().ok();
+    let (Some(output), Some(source), true) = (output, source, all_joined) else {
+        bail!("a worker thread failed; the output is incomplete");
+    };
+    if !output.waiting.is_empty() || output.next != source.next_sequence {
+        bail!("a worker thread failed; the output is incomplete");
+    }
+    let merger = output.merger;
     for (path, games) in merger.paths.iter().zip(&merger.games_per_file) {
         if *games == 0 {
             progress.println(&format!(
@@ -286,31 +438,4 @@ pub fn run(
         }
     }
     Ok(merger.stats)
-}
-
-/// Receives finished chunks and writes them in sequence order.
-fn merge(
-    merger: &mut Merger<'_>,
-    finished: Receiver<Finished>,
-    credits: SyncSender<()>,
-    interrupted: &AtomicBool,
-) -> Result<()> {
-    let mut waiting: BTreeMap<u64, Finished> = BTreeMap::new();
-    let mut next = 0u64;
-    for done in finished {
-        if interrupted.load(Ordering::Relaxed) {
-            return Ok(());
-        }
-        waiting.insert(done.sequence, done);
-        while let Some(done) = waiting.remove(&next) {
-            merger.write(done)?;
-            next += 1;
-            // The reader may have stopped taking credits: nothing to do.
-            let _ = credits.try_send(());
-        }
-    }
-    if !waiting.is_empty() {
-        bail!("a worker thread failed; the output is incomplete");
-    }
-    Ok(())
 }

@@ -324,6 +324,72 @@ fn missing_and_empty_inputs_are_clear_errors() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--min-gap"));
 }
 
+/// The files left in `dir`, sorted.
+fn files_in(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|entry| entry.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn a_read_error_mid_stream_fails_the_run_and_writes_nothing() {
+    use std::io::Write;
+    let text = std::fs::read(fischer()).unwrap().repeat(8);
+    let dir = tempfile::tempdir().unwrap();
+    let mut encoder = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    encoder.write_all(&text).unwrap();
+    let gz = encoder.finish().unwrap();
+    let truncated = dir.path().join("games.pgn.gz");
+    // Cut well after the first chunks, so workers are busy when it fails.
+    std::fs::write(&truncated, &gz[..gz.len() * 3 / 4]).unwrap();
+    let out_path = dir.path().join("out.epd");
+    for threads in ["1", "2"] {
+        let out = pgnselect(&[
+            truncated.to_str().unwrap(),
+            "--threads",
+            threads,
+            "-o",
+            out_path.to_str().unwrap(),
+        ]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{stderr}");
+        assert!(stderr.contains("games.pgn.gz: read error"), "{stderr}");
+        assert_eq!(files_in(dir.path()), ["games.pgn.gz"], "{stderr}");
+    }
+}
+
+#[test]
+fn ctrl_c_stops_the_run_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("games.pgn");
+    // About four seconds of searching: long enough to be interrupted.
+    std::fs::write(&input, std::fs::read(fischer()).unwrap().repeat(20)).unwrap();
+    let out_path = dir.path().join("out.epd");
+    let child = Command::new(env!("CARGO_BIN_EXE_pgnselect"))
+        .args([input.to_str().unwrap(), "-o", out_path.to_str().unwrap()])
+        .args(["--no-dedup", "--max-score", "100", "--search-depth", "4"])
+        .args(["--threads", "2", "--no-progress"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let killed = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    let started = std::time::Instant::now();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
+    assert!(stderr.contains("interrupted"), "{stderr}");
+    assert!(started.elapsed().as_secs() < 3, "slow to stop: {stderr}");
+    assert_eq!(files_in(dir.path()), ["games.pgn"], "{stderr}");
+}
+
 #[test]
 fn random_move_plays_one_more_ply() {
     let path = fischer();
