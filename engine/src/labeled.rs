@@ -9,7 +9,7 @@
 //! | format | example |
 //! |---|---|
 //! | EPD, zurichess style | `<board> w - - c9 "1-0";` (`"1/2-1/2"`, `"0-1"`) |
-//! | EPD, Arasan style | `<board> w - - c2 "1.0";` (`"0.5"`, `"0.0"`; `c1` ignored) |
+//! | EPD, Arasan style | `<board> w - - c1 "0 5"; c2 "1.0";` (`"0.5"`, `"0.0"`; `c1`, the castle status, ignored) |
 //! | EPD operations we write | `hmvc 3; fmvn 20; c9 "1-0"; ce 35;` |
 //! | FEN with a suffix | `<fen> [1.0]` (`[0.5]`, `[0.0]`, also `[1-0]`) |
 //! | FEN, score, result | `<fen> \| 35 \| 1.0` (score White-relative, as bullet's text format) |
@@ -27,7 +27,7 @@ use std::num::NonZeroU32;
 use std::path::PathBuf;
 
 use shakmaty::fen::Fen;
-use shakmaty::{Chess, Color, Position};
+use shakmaty::{ByColor, CastlingSide, Chess, Color, Position};
 use thiserror::Error;
 
 use crate::position::{PositionParseError, append_epd_board, parse_fen, position_from_setup};
@@ -140,21 +140,50 @@ impl LabeledPosition {
         }
     }
 
-    /// Arasan-compatible EPD: board fields, then `c2 "1.0"` style result.
-    pub fn to_arasan_epd(&self) -> String {
+    /// Arasan-compatible EPD: board fields, then `c1` (each side's castle
+    /// status, see [`arasan_castle_status`]; `castled` says which side each
+    /// colour castled to earlier in the game, when it did) and `c2 "1.0"`
+    /// style result, as Arasan's pgnselect writes and its tuner reads.
+    pub fn to_arasan_epd(&self, castled: ByColor<Option<CastlingSide>>) -> String {
         let mut out = Vec::with_capacity(96);
-        self.append_arasan_epd(&mut out);
+        self.append_arasan_epd(castled, &mut out);
         String::from_utf8(out).expect("EPD is ASCII")
     }
 
     /// Appends [`LabeledPosition::to_arasan_epd`] to `out`.
-    pub fn append_arasan_epd(&self, out: &mut Vec<u8>) {
+    pub fn append_arasan_epd(&self, castled: ByColor<Option<CastlingSide>>, out: &mut Vec<u8>) {
         append_epd_board(&self.position, out);
+        out.extend_from_slice(b" c1 \"");
+        out.push(b'0' + arasan_castle_status(&self.position, Color::White, castled.white));
+        out.push(b' ');
+        out.push(b'0' + arasan_castle_status(&self.position, Color::Black, castled.black));
+        out.extend_from_slice(b"\";");
         if let Some(r) = self.result {
             out.extend_from_slice(b" c2 \"");
             out.extend_from_slice(r.decimal().as_bytes());
             out.extend_from_slice(b"\";");
         }
+    }
+}
+
+/// Arasan's castle status of `color` in `pos` (its `CastleType`, the value
+/// of the `c1` tag): 0 may castle either side, 1 king side only, 2 queen
+/// side only, 3 castled king side, 4 castled queen side, 5 cannot castle.
+/// Castling rights come first: a side that still has one has not castled.
+/// `castled` is the side `color` castled to, if it did (a FEN cannot tell).
+pub fn arasan_castle_status(pos: &Chess, color: Color, castled: Option<CastlingSide>) -> u8 {
+    let castles = pos.castles();
+    match (
+        castles.has(color, CastlingSide::KingSide),
+        castles.has(color, CastlingSide::QueenSide),
+        castled,
+    ) {
+        (true, true, _) => 0,
+        (true, false, _) => 1,
+        (false, true, _) => 2,
+        (false, false, Some(CastlingSide::KingSide)) => 3,
+        (false, false, Some(CastlingSide::QueenSide)) => 4,
+        (false, false, None) => 5,
     }
 }
 
@@ -722,6 +751,38 @@ mod tests {
     }
 
     #[test]
+    fn arasan_lines_carry_castle_status_and_result() {
+        let record = LabeledPosition {
+            position: parse_fen(BOARD).unwrap(),
+            result: Some(GameResult::BlackWin),
+            score: None,
+        };
+        // White may still castle queen side; Black castled king side.
+        let castled = ByColor {
+            white: None,
+            black: Some(CastlingSide::KingSide),
+        };
+        assert_eq!(
+            record.to_arasan_epd(castled),
+            format!("{BOARD} c1 \"2 3\"; c2 \"0.0\";")
+        );
+        let start = Chess::default();
+        let status = |pos: &Chess, color, castled| arasan_castle_status(pos, color, castled);
+        assert_eq!(status(&start, Color::White, None), 0);
+        let fen = |f: &str| parse_fen(f).unwrap();
+        let k_only = fen("r3k2r/8/8/8/8/8/8/R3K2R w Kk - 0 1");
+        assert_eq!(status(&k_only, Color::White, None), 1);
+        assert_eq!(status(&k_only, Color::Black, None), 1);
+        let none = fen("r4rk1/8/8/8/8/8/8/2KR3R w - - 0 1");
+        assert_eq!(
+            status(&none, Color::White, Some(CastlingSide::QueenSide)),
+            4
+        );
+        assert_eq!(status(&none, Color::Black, Some(CastlingSide::KingSide)), 3);
+        assert_eq!(status(&none, Color::Black, None), 5);
+    }
+
+    #[test]
     fn every_format_gives_the_same_record() {
         let expected = LabeledPosition {
             position: parse_fen(BOARD).unwrap(),
@@ -738,7 +799,7 @@ mod tests {
         assert_eq!(csv, vec![Ok((2, expected.clone()))]);
         // Canonical output reads back to itself.
         assert_eq!(rec(&expected.to_epd()), expected);
-        assert_eq!(rec(&expected.to_arasan_epd()), expected);
+        assert_eq!(rec(&expected.to_arasan_epd(ByColor::default())), expected);
     }
 
     #[test]

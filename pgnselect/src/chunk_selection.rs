@@ -228,9 +228,11 @@ fn add_positions(
         selection.stats.candidates += 1;
         game_history.clear();
         game_history.extend_from_slice(&history[..candidate.history_len.min(history.len())]);
+        let mut castled = candidate.castled;
         match judge.judge(
             candidate.position,
             candidate.has_successor,
+            &mut castled,
             &mut game_history,
             rng,
         ) {
@@ -240,7 +242,7 @@ fn add_positions(
                     score: None,
                     position,
                 };
-                format.append_line(&record, &mut selection.text);
+                format.append_line(&record, castled, &mut selection.text);
                 selection.text.push(b'\n');
                 selection
                     .lines

@@ -61,7 +61,10 @@ duplicates dropped.
 
 Output lines read back with engine::labeled (the tuner and the labeler):
   epd     <board> hmvc H; fmvn F; c9 \"1-0\";
-  arasan  <board> c2 \"1.0\";
+  arasan  <board> c1 \"W B\"; c2 \"1.0\";  (c1: each side's castle status as
+          Arasan's tuner reads it: 0 may castle either side, 1 king side only,
+          2 queen side only, 3 castled king side, 4 castled queen side,
+          5 cannot castle; c2: White's score)
   csv     fen,result,score header, then <fen>,<1-0|0-1|1/2-1/2>, (score empty)
 
 Arasan pgnselect options: -min N = --min-ply N, -max N = --max-ply N,

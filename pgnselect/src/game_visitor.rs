@@ -18,7 +18,7 @@ use std::ops::ControlFlow;
 use engine::labeled::GameResult;
 use engine::position::key;
 use pgn_reader::{Outcome, RawComment, RawTag, SanPlus, Skip, Visitor};
-use shakmaty::{Chess, Position};
+use shakmaty::{ByColor, CastlingSide, Chess, Position};
 
 use crate::game_filter::{GameFilter, GameHeader, SkipReason};
 use crate::sampling::{GameRng, SamplingRules, game_rng, ply_of};
@@ -47,6 +47,8 @@ pub struct Candidate {
     pub ply: u32,
     /// Whether the game went on from it (so it has a legal move).
     pub has_successor: bool,
+    /// The side each colour castled to before it, if it did.
+    pub castled: ByColor<Option<CastlingSide>>,
 }
 
 /// The state of the game being read.
@@ -59,6 +61,7 @@ pub struct GameInProgress {
     result: GameResult,
     terminated: bool,
     any_tag: bool,
+    castled: ByColor<Option<CastlingSide>>,
 }
 
 /// The settings a visitor needs.
@@ -161,6 +164,7 @@ impl SamplingVisitor {
                 history_len: self.history.len(),
                 ply: game.ply,
                 has_successor: false,
+                castled: game.castled,
             });
         }
         game.next_candidate = rules.next_candidate(game.ply, &mut self.rng);
@@ -219,6 +223,7 @@ impl Visitor for SamplingVisitor {
             result,
             terminated: false,
             any_tag,
+            castled: ByColor::default(),
         };
         self.consider(&mut game);
         ControlFlow::Continue(game)
@@ -241,6 +246,9 @@ impl Visitor for SamplingVisitor {
         };
         if self.settings.keep_history {
             self.history.push(key(&game.position));
+        }
+        if let Some(side) = m.castling_side() {
+            *game.castled.get_mut(game.position.turn()) = Some(side);
         }
         game.position.play_unchecked(m);
         game.ply += 1;

@@ -2,7 +2,7 @@
 //!
 //! Lines are formatted by [`engine::labeled`]'s writers, so every tool reads
 //! them back with the same [`engine::labeled::LabeledReader`]: canonical
-//! EPD (`hmvc`, `fmvn`, `c9`), Arasan-compatible EPD (`c2 "1.0"`), or CSV
+//! EPD (`hmvc`, `fmvn`, `c9`), Arasan-compatible EPD (`c1 "0 3"` castle status, `c2 "1.0"` result), or CSV
 //! with a `fen,result,score` header (the score column stays empty: pgnselect
 //! does not label scores). [`OutputSink`] writes to a file atomically (a
 //! temporary file renamed on [`OutputSink::finish`]) or streams to standard
@@ -16,6 +16,7 @@ use clap::ValueEnum;
 use engine::atomic_file::AtomicFile;
 use engine::labeled::LabeledPosition;
 use engine::position::append_fen;
+use shakmaty::{ByColor, CastlingSide};
 
 /// Header line of the CSV format.
 pub const CSV_HEADER: &str = "fen,result,score";
@@ -29,7 +30,7 @@ pub enum OutputFormat {
     /// Canonical EPD: board, `hmvc`, `fmvn`, `c9 "1-0"`.
     #[default]
     Epd,
-    /// Arasan's tuner format: board, `c2 "1.0"`.
+    /// Arasan's tuner format: board, `c1 "3 5"` (castle statuses), `c2 "1.0"`.
     Arasan,
     /// CSV with a `fen,result,score` header.
     Csv,
@@ -37,10 +38,17 @@ pub enum OutputFormat {
 
 impl OutputFormat {
     /// The line of one position, without the newline, appended to `out`.
-    pub fn append_line(self, record: &LabeledPosition, out: &mut Vec<u8>) {
+    /// `castled` (the side each colour castled to earlier in the game) is
+    /// written only by the Arasan format, whose `c1` tag carries it.
+    pub fn append_line(
+        self,
+        record: &LabeledPosition,
+        castled: ByColor<Option<CastlingSide>>,
+        out: &mut Vec<u8>,
+    ) {
         match self {
             OutputFormat::Epd => record.append_epd(out),
-            OutputFormat::Arasan => record.append_arasan_epd(out),
+            OutputFormat::Arasan => record.append_arasan_epd(castled, out),
             OutputFormat::Csv => {
                 append_fen(&record.position, out);
                 out.push(b',');

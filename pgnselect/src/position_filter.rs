@@ -25,7 +25,7 @@ use engine::movepick::see_ge;
 use engine::position::piece_count;
 use engine::search::Searcher;
 use rand::Rng;
-use shakmaty::{Chess, Position};
+use shakmaty::{ByColor, CastlingSide, Chess, Position};
 
 use crate::sampling::GameRng;
 
@@ -148,7 +148,9 @@ impl PositionJudge {
     /// there is none. `history` holds the keys of the game's positions
     /// before `pos` (empty unless [`PositionFilter::needs_history`]);
     /// `has_legal_move` says the game went on from `pos`, which spares the
-    /// move generation when nothing else needs it.
+    /// move generation when nothing else needs it. `castled` (the side each
+    /// colour castled to before `pos`) is updated when the random move
+    /// castles.
     ///
     /// # Errors
     /// The reason the position is dropped.
@@ -156,6 +158,7 @@ impl PositionJudge {
         &mut self,
         mut pos: Chess,
         has_legal_move: bool,
+        castled: &mut ByColor<Option<CastlingSide>>,
         history: &mut Vec<u64>,
         rng: &mut GameRng,
     ) -> Result<Chess, DropReason> {
@@ -167,6 +170,9 @@ impl PositionJudge {
             let m = moves[rng.random_range(0..moves.len())];
             if self.filter.needs_history() {
                 history.push(engine::position::key(&pos));
+            }
+            if let Some(side) = m.castling_side() {
+                *castled.get_mut(pos.turn()) = Some(side);
             }
             pos.play_unchecked(m);
             if pos.legal_moves().is_empty() {
@@ -236,7 +242,13 @@ mod tests {
         let hanging = parse_fen("4k3/8/8/3q4/8/8/3R4/4K3 w - - 0 1").unwrap();
         let mut rng = crate::sampling::game_rng(0, 0, 0);
         let leaf = judge
-            .judge(hanging, false, &mut Vec::new(), &mut rng)
+            .judge(
+                hanging,
+                false,
+                &mut ByColor::default(),
+                &mut Vec::new(),
+                &mut rng,
+            )
             .unwrap();
         assert!(leaf.board().queens().is_empty());
     }

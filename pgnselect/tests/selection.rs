@@ -437,6 +437,47 @@ fn no_result_and_formats_read_back_alike() {
 }
 
 #[test]
+fn arasan_format_tracks_castling_through_the_game() {
+    // Game 1: White castles king side at ply 7, Black queen side at ply 12,
+    // then White's king walks on (it stays "castled king side").
+    // Game 2: the rooks leave their corners (White keeps queen side only,
+    // Black king side only), then White's king walks without castling.
+    let pgn = "[Event \"castles\"]\n[Result \"1/2-1/2\"]\n\n\
+        1. e4 e5 2. Nf3 Nc6 3. Bc4 d6 4. O-O Be6 5. d3 Qd7 6. Nc3 O-O-O \
+        7. a3 a6 8. Kh1 h6 1/2-1/2\n\n\
+        [Event \"walks\"]\n[Result \"1-0\"]\n\n\
+        1. h4 a5 2. Rh3 Ra6 3. e4 e5 4. Ke2 1-0\n";
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("castles.pgn");
+    std::fs::write(&input, pgn).unwrap();
+    let (out, _) = run_ok(&[
+        input.to_str().unwrap(),
+        "--format=arasan",
+        "--no-dedup",
+        "--min-ply=1",
+        "--min-gap=1",
+        "--max-gap=1",
+        "--min-game-plies=0",
+    ]);
+    let statuses: Vec<&str> = out
+        .lines()
+        .map(|line| {
+            let at = line.find(" c1 \"").expect("a c1 tag") + 5;
+            &line[at..at + 3]
+        })
+        .collect();
+    let mut expected = vec!["0 0"; 6];
+    expected.extend(["3 0"; 5]);
+    expected.extend(["3 4"; 5]);
+    expected.extend(["0 0", "0 0", "2 0", "2 1", "2 1", "2 1", "5 1"]);
+    assert_eq!(statuses, expected, "{out}");
+    assert!(
+        out.lines()
+            .all(|l| l.ends_with("c2 \"0.5\";") || l.ends_with("c2 \"1.0\";"))
+    );
+}
+
+#[test]
 fn quiet_and_search_filters() {
     let path = fischer();
     let p = path.to_str().unwrap();
