@@ -57,25 +57,26 @@ bytes=$(stat -c %s "$work/all.pgn")
 mb=$(echo "$bytes / 1000000" | bc -l)
 echo "input: $# file(s), $games games, $(printf %.1f "$mb") MB; best of $runs runs; $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 
-# best CMD...: runs CMD $runs times; prints "<best wall s> <user s of that run>"
-# and leaves the stderr of the best run in $work/best.err.
+# best CMD...: runs CMD $runs times; prints "<best wall s> <user s of that run>
+# <peak RSS KB of that run>" and leaves the stderr of the best run in
+# $work/best.err.
 best() {
-  local best_wall="" best_user=""
+  local best_wall="" best_user="" best_rss=""
   for _ in $(seq "$runs"); do
-    /usr/bin/time -f "%e %U" -o "$work/time" "$@" > /dev/null 2> "$work/run.err"
-    read -r wall user < "$work/time"
+    /usr/bin/time -f "%e %U %M" -o "$work/time" "$@" > /dev/null 2> "$work/run.err"
+    read -r wall user rss < "$work/time"
     if [[ -z $best_wall ]] || (( $(echo "$wall < $best_wall" | bc -l) )); then
-      best_wall=$wall; best_user=$user; cp "$work/run.err" "$work/best.err"
+      best_wall=$wall; best_user=$user; best_rss=$rss; cp "$work/run.err" "$work/best.err"
     fi
   done
-  echo "$best_wall $best_user"
+  echo "$best_wall $best_user $best_rss"
 }
 
 mbps() { echo "$mb / $1" | bc -l | xargs printf "%.1f"; }
 
-read -r t_pe u_pe < <(best "$pgn_extract" -s -Wepd -o "$work/pgn-extract.epd" "$work/all.pgn")
-read -r t_one u_one < <(best "$PGNSELECT" --threads 1 -o "$work/one.epd" "$work/all.pgn")
-read -r t_two u_two < <(best "$PGNSELECT" --threads 2 -o "$work/two.epd" "$work/all.pgn")
+read -r t_pe u_pe _ < <(best "$pgn_extract" -s -Wepd -o "$work/pgn-extract.epd" "$work/all.pgn")
+read -r t_one u_one m_one < <(best "$PGNSELECT" --threads 1 -o "$work/one.epd" "$work/all.pgn")
+read -r t_two u_two m_two < <(best "$PGNSELECT" --threads 2 -o "$work/two.epd" "$work/all.pgn")
 written=$(wc -l < "$work/one.epd")
 
 printf "pgn-extract -Wepd          : %6.3f s wall (%5s MB/s)  %5.2f s CPU (%5s MB/s of CPU)\n" \
@@ -86,8 +87,10 @@ printf "pgnselect --threads 1      : %6.3f s wall (%5s MB/s)  %5.2f s CPU (%5s M
 printf "pgnselect --threads 2      : %6.3f s wall (%5s MB/s)  %5.2f s CPU  speed-up over 1 thread %.2fx\n" \
   "$t_two" "$(mbps "$t_two")" "$u_two" "$(echo "$t_one / $t_two" | bc -l)"
 echo "positions written: $written; 1 and 2 threads: $(cmp -s "$work/one.epd" "$work/two.epd" && echo identical || echo DIFFERENT)"
+read -r _ _ m_nodedup < <(runs=1 best "$PGNSELECT" --threads 2 --no-dedup -o "$work/nodedup.epd" "$work/all.pgn")
+echo "peak RSS: 1 thread $((m_one / 1024)) MB, 2 threads $((m_two / 1024)) MB, 2 threads --no-dedup $((m_nodedup / 1024)) MB (the rest is the dedup set)"
 
-read -r t_s u_s < <(best "$PGNSELECT" --threads 2 --max-score "$max_score" --search-depth "$depth" \
+read -r t_s u_s _ < <(best "$PGNSELECT" --threads 2 --max-score "$max_score" --search-depth "$depth" \
   -o "$work/search.epd" "$work/all.pgn")
 searches=$(grep -o 'searches [0-9]*' "$work/best.err" | grep -o '[0-9]*')
 nodes=$(grep -o '[0-9]* nodes each' "$work/best.err" | grep -o '^[0-9]*' || echo '?')
