@@ -17,7 +17,7 @@
 use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
@@ -227,8 +227,8 @@ struct Shared<'a> {
     source: Mutex<ChunkSource>,
     /// Signalled when chunks are written while a worker waits for room.
     room: Condvar,
-    /// Whether a worker waits (or is about to wait) on `room`.
-    waiting_for_room: AtomicBool,
+    /// Workers waiting (or about to wait) on `room`.
+    waiters: AtomicUsize,
     /// Chunks written so far (a copy of `Output::next`).
     written: AtomicU64,
     /// Chunks allowed between cut and written.
@@ -267,22 +267,29 @@ impl Shared<'_> {
             if self.stopped() {
                 return Ok(None);
             }
-            // The flag is raised before `written` is read and the writer
-            // reads the flag after storing `written` (both sequentially
-            // consistent), so either this check sees the new count or the
-            // writer sees the flag and wakes this worker.
-            self.waiting_for_room.store(true, Ordering::SeqCst);
-            let written = self.written.load(Ordering::SeqCst);
-            if source.next_sequence < written + self.in_flight {
+            let has_room = |source: &ChunkSource| {
+                source.next_sequence < self.written.load(Ordering::SeqCst) + self.in_flight
+            };
+            if has_room(&source) {
                 break;
             }
-            source = self
-                .room
-                .wait_timeout(source, STOP_POLL)
-                .map_err(|_| anyhow!("a worker thread failed"))?
-                .0;
+            // The waiter is counted before `written` is read again, and the
+            // writer reads the count after storing `written` (all
+            // sequentially consistent): either this check sees the new
+            // count, or the writer sees the waiter and wakes it, taking the
+            // source lock first so that the wake-up cannot come before the
+            // wait.
+            self.waiters.fetch_add(1, Ordering::SeqCst);
+            let waited = if has_room(&source) {
+                Ok(source)
+            } else {
+                self.room
+                    .wait_timeout(source, STOP_POLL)
+                    .map(|(source, _)| source)
+            };
+            self.waiters.fetch_sub(1, Ordering::SeqCst);
+            source = waited.map_err(|_| anyhow!("a worker thread failed"))?;
         }
-        self.waiting_for_room.store(false, Ordering::SeqCst);
         source.next_item()
     }
 
@@ -305,7 +312,7 @@ impl Shared<'_> {
         }
         self.written.store(*next, Ordering::SeqCst);
         drop(output);
-        if self.waiting_for_room.load(Ordering::SeqCst) {
+        if self.waiters.load(Ordering::SeqCst) > 0 {
             // Taking the lock orders this wake-up after the waiter's check.
             drop(self.lock_source()?);
             self.room.notify_all();
@@ -391,7 +398,7 @@ pub fn run(
         settings,
         source: Mutex::new(ChunkSource::new(inputs, chunk_bytes)),
         room: Condvar::new(),
-        waiting_for_room: AtomicBool::new(false),
+        waiters: AtomicUsize::new(0),
         written: AtomicU64::new(0),
         in_flight: (threads * CHUNKS_IN_FLIGHT_PER_THREAD) as u64,
         output: Mutex::new(Output {
