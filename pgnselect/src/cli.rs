@@ -1,11 +1,13 @@
 //! The command line: options, their documentation and their validation into
 //! the settings of a run.
 //!
-//! Arasan's `pgnselect` options map as follows: `-min` → `--min-ply`, `-max`
-//! → `--max-ply`, `-d` → `-d`/`--search-depth`, `-s` → `-s`/`--max-score`,
-//! `-r` → `-r`/`--random-move` (single-dash words like `-min` cannot be
-//! short options).
+//! Arasan's `pgnselect` options are accepted with their meaning there:
+//! `-min` → `--min-ply`, `-max` → `--max-ply` (rewritten by
+//! [`arasan_words`] before parsing: single-dash words cannot be clap short
+//! options), `-d` (least distance between samples) → `-d`/`--min-gap`, `-s`
+//! (sample interval) → `-s`/`--max-gap`, `-r` → `-r`/`--random-move`.
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use anyhow::{Result, bail};
@@ -67,8 +69,10 @@ Output lines read back with engine::labeled (the tuner and the labeler):
           5 cannot castle; c2: White's score)
   csv     fen,result,score header, then <fen>,<1-0|0-1|1/2-1/2>, (score empty)
 
-Arasan pgnselect options: -min N = --min-ply N, -max N = --max-ply N,
--d N = -d/--search-depth N, -s N = -s/--max-score N, -r = -r/--random-move.
+Arasan pgnselect options work as there: -min N = --min-ply N, -max N =
+--max-ply N, -d N = -d/--min-gap N (least distance between samples), -s N =
+-s/--max-gap N (sample interval), -r = -r/--random-move. Arasan's -q (take
+the quiet end of the search's line) is --quiet=resolve here.
 
 Determinism: the same --seed and inputs give byte-identical output for any
 --threads; each game's random numbers depend only on the seed, the file's
@@ -76,6 +80,29 @@ position in the argument list and the game's byte offset in the file. With
 --max-score or --quiet=resolve the engine's tables are cleared at the start of
 every chunk of input (32 KiB of games), so searches do not depend on which
 thread ran them either.";
+
+/// The command line with Arasan's single-dash words `-min` and `-max`
+/// rewritten to `--min-ply` and `--max-ply`; every other argument, and
+/// everything after `--`, passes unchanged.
+pub fn arasan_words(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
+    let mut after_separator = false;
+    args.into_iter()
+        .map(|arg| {
+            if after_separator {
+                return arg;
+            }
+            match arg.to_str() {
+                Some("--") => {
+                    after_separator = true;
+                    arg
+                }
+                Some("-min") => "--min-ply".into(),
+                Some("-max") => "--max-ply".into(),
+                _ => arg,
+            }
+        })
+        .collect()
+}
 
 /// pgnselect: samples training positions from PGN game collections, labeled
 /// with the game result, for the tuner (or, with --no-result, the labeler).
@@ -100,12 +127,13 @@ pub struct Cli {
     #[arg(long, default_value_t = DEFAULT_MAX_PLY, value_name = "PLY")]
     pub max_ply: u32,
 
-    /// Fewest plies between two samples of a game (at least 1).
-    #[arg(long, default_value_t = DEFAULT_MIN_GAP, value_name = "PLIES")]
+    /// Fewest plies between two samples of a game (at least 1; Arasan: -d).
+    #[arg(short = 'd', long, default_value_t = DEFAULT_MIN_GAP, value_name = "PLIES")]
     pub min_gap: u32,
 
-    /// Most plies between two samples of a game.
-    #[arg(long, default_value_t = DEFAULT_MAX_GAP, value_name = "PLIES")]
+    /// Most plies between two samples of a game (Arasan: -s, its "sample
+    /// interval"); each gap is drawn uniformly from --min-gap..=--max-gap.
+    #[arg(short = 's', long, default_value_t = DEFAULT_MAX_GAP, value_name = "PLIES")]
     pub max_gap: u32,
 
     /// Play one random legal move from each sampled position and write the
@@ -128,15 +156,15 @@ pub struct Cli {
     pub quiet: Option<QuietMode>,
 
     /// Drop positions whose search score (side to move, centipawns) is
-    /// beyond ±CP; the only option that searches (Arasan: -s). The search
+    /// beyond ±CP; the only option that searches (Arasan always searches,
+    /// with a bound of 30 pawns). The search
     /// asks only whether the score is beyond the bound (root windows at
     /// ±CP), which takes about half the nodes of finding the exact score.
-    #[arg(short = 's', long, value_name = "CP", allow_negative_numbers = false)]
+    #[arg(long, value_name = "CP", allow_negative_numbers = false)]
     pub max_score: Option<u32>,
 
-    /// Depth of the --max-score search, in plies (Arasan: -d).
+    /// Depth of the --max-score search, in plies (Arasan: 2, fixed).
     #[arg(
-        short = 'd',
         long,
         default_value_t = DEFAULT_SEARCH_DEPTH,
         value_name = "PLIES",

@@ -65,7 +65,7 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(cli::arasan_words(std::env::args_os()));
     let interrupted = Arc::new(AtomicBool::new(false));
     {
         let flag = Arc::clone(&interrupted);

@@ -486,9 +486,23 @@ fn quiet_and_search_filters() {
     assert!(read_back(&quiet).iter().all(|r| !r.position.is_check()));
     let (resolved, _) = run_ok(&[p, "--quiet=resolve", "--max-ply=60"]);
     assert!(!read_back(&resolved).is_empty());
-    let (bounded, stderr) = run_ok(&[p, "-s", "50", "-d", "1", "--max-ply=40", "-t", "2"]);
+    let (bounded, stderr) = run_ok(&[
+        p,
+        "--max-score=50",
+        "--search-depth=1",
+        "--max-ply=40",
+        "-t",
+        "2",
+    ]);
     assert!(count_after(&stderr, "beyond max score ") > 0);
-    let (again, _) = run_ok(&[p, "-s", "50", "-d", "1", "--max-ply=40", "-t", "1"]);
+    let (again, _) = run_ok(&[
+        p,
+        "--max-score=50",
+        "--search-depth=1",
+        "--max-ply=40",
+        "-t",
+        "1",
+    ]);
     assert_eq!(bounded, again);
 }
 
@@ -514,11 +528,30 @@ fn help_documents_every_option_and_arasan_names() {
         "--seed",
         "--threads",
         "-min N = --min-ply",
-        "-max N = --max-ply",
-        "-d N",
-        "-s N",
+        "-max N =\n--max-ply",
+        "-d N = -d/--min-gap",
+        "-s N =\n-s/--max-gap",
         "-r =",
     ] {
         assert!(help.contains(option), "--help lacks {option}");
     }
+}
+
+#[test]
+fn arasan_options_mean_what_they_mean_in_arasan() {
+    let path = fischer();
+    let p = path.to_str().unwrap();
+    let (arasan, _) = run_ok(&[p, "-min", "30", "-max", "60", "-d", "5", "-s", "9", "-r"]);
+    let (long, _) = run_ok(&[
+        p,
+        "--min-ply=30",
+        "--max-ply=60",
+        "--min-gap=5",
+        "--max-gap=9",
+        "--random-move",
+    ]);
+    assert!(!arasan.is_empty());
+    assert_eq!(arasan, long);
+    let (default, _) = run_ok(&[p]);
+    assert_ne!(arasan, default);
 }
