@@ -254,9 +254,7 @@ impl Shared<'_> {
     }
 
     fn lock_source(&self) -> Result<MutexGuard<'_, ChunkSource>> {
-        self.source
-            .lock()
-            .map_err(|_| anyhow!("a worker thread failed"))
+        self.source.lock().map_err(|_| worker_failed())
     }
 
     /// The next chunk to work on, once there is room for it; `None` when
@@ -288,7 +286,7 @@ impl Shared<'_> {
                     .map(|(source, _)| source)
             };
             self.waiters.fetch_sub(1, Ordering::SeqCst);
-            source = waited.map_err(|_| anyhow!("a worker thread failed"))?;
+            source = waited.map_err(|_| worker_failed())?;
         }
         source.next_item()
     }
@@ -296,10 +294,7 @@ impl Shared<'_> {
     /// Hands a finished selection to the output and writes every selection
     /// whose turn has come.
     fn deliver(&self, done: Finished) -> Result<()> {
-        let mut output = self
-            .output
-            .lock()
-            .map_err(|_| anyhow!("a worker thread failed"))?;
+        let mut output = self.output.lock().map_err(|_| worker_failed())?;
         output.waiting.insert(done.sequence, done);
         let Output {
             merger,
@@ -319,6 +314,12 @@ impl Shared<'_> {
         }
         Ok(())
     }
+}
+
+/// The error of a run whose worker panicked (a poisoned lock, a missing
+/// selection).
+fn worker_failed() -> anyhow::Error {
+    anyhow!("a worker thread failed; the output is incomplete")
 }
 
 /// Stops the run if its worker panics, so that no other worker waits for
@@ -430,10 +431,10 @@ pub fn run(
     let output = shared.output.into_inner().ok();
     let source = shared.source.into_inner().ok();
     let (Some(output), Some(source), true) = (output, source, all_joined) else {
-        bail!("a worker thread failed; the output is incomplete");
+        return Err(worker_failed());
     };
     if !output.waiting.is_empty() || output.next != source.next_sequence {
-        bail!("a worker thread failed; the output is incomplete");
+        return Err(worker_failed());
     }
     let merger = output.merger;
     for (path, games) in merger.paths.iter().zip(&merger.games_per_file) {
