@@ -365,6 +365,27 @@ fn work(shared: &Shared<'_>) {
     }
 }
 
+/// How the inputs are cut and how far the workers may run ahead of the
+/// output. Neither changes the output unless positions are searched.
+#[derive(Debug, Clone, Copy)]
+struct Pacing {
+    chunk_bytes: usize,
+    chunks_in_flight_per_thread: usize,
+}
+
+impl Pacing {
+    fn for_settings(settings: &RunSettings) -> Pacing {
+        Pacing {
+            chunk_bytes: if settings.positions.needs_searcher() {
+                SEARCH_CHUNK_BYTES
+            } else {
+                CHUNK_BYTES
+            },
+            chunks_in_flight_per_thread: CHUNKS_IN_FLIGHT_PER_THREAD,
+        }
+    }
+}
+
 /// Runs the selection over `inputs` (opened, in order), writing to `sink`.
 ///
 /// # Errors
@@ -376,16 +397,24 @@ pub fn run(
     progress: &Progress,
     interrupted: &AtomicBool,
 ) -> Result<SelectionStats> {
+    let pacing = Pacing::for_settings(&settings);
+    run_paced(settings, pacing, inputs, sink, progress, interrupted)
+}
+
+/// [`run`] with the given pacing.
+fn run_paced(
+    settings: RunSettings,
+    pacing: Pacing,
+    inputs: Vec<Input>,
+    sink: &mut OutputSink,
+    progress: &Progress,
+    interrupted: &AtomicBool,
+) -> Result<SelectionStats> {
     let threads = settings.threads.max(1);
     let paths: Vec<PathBuf> = inputs.iter().map(|i| i.path().to_path_buf()).collect();
     if let Some(header) = settings.format.preamble() {
         writeln!(sink, "{header}").context("cannot write the output")?;
     }
-    let chunk_bytes = if settings.positions.needs_searcher() {
-        SEARCH_CHUNK_BYTES
-    } else {
-        CHUNK_BYTES
-    };
     let merger = Merger {
         games_per_file: vec![0; paths.len()],
         paths,
@@ -397,11 +426,11 @@ pub fn run(
     };
     let shared = Shared {
         settings,
-        source: Mutex::new(ChunkSource::new(inputs, chunk_bytes)),
+        source: Mutex::new(ChunkSource::new(inputs, pacing.chunk_bytes)),
         room: Condvar::new(),
         waiters: AtomicUsize::new(0),
         written: AtomicU64::new(0),
-        in_flight: (threads * CHUNKS_IN_FLIGHT_PER_THREAD) as u64,
+        in_flight: (threads * pacing.chunks_in_flight_per_thread.max(1)) as u64,
         output: Mutex::new(Output {
             merger,
             waiting: BTreeMap::new(),
@@ -446,4 +475,74 @@ pub fn run(
         }
     }
     Ok(merger.stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use clap::Parser;
+    use engine::input::open_input;
+
+    use super::*;
+    use crate::cli::Cli;
+
+    /// The output of a run over the bundled games (twice, so that the
+    /// deduplication has work across inputs) with `threads` and `pacing`.
+    fn select(threads: usize, pacing: Pacing) -> Vec<u8> {
+        let games = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/pgn/fischer-300.pgn");
+        let cli = Cli::parse_from(["pgnselect".as_ref(), games.as_os_str(), games.as_os_str()]);
+        let settings = RunSettings {
+            threads,
+            ..cli.settings().unwrap()
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let out = dir.path().join("out.epd");
+        let mut sink = OutputSink::open(Some(&out)).unwrap();
+        let inputs = vec![open_input(&games).unwrap(), open_input(&games).unwrap()];
+        let progress = Progress::new(Vec::new(), None, false);
+        let stats = run_paced(
+            settings,
+            pacing,
+            inputs,
+            &mut sink,
+            &progress,
+            &AtomicBool::new(false),
+        )
+        .unwrap();
+        sink.finish().unwrap();
+        assert_eq!(stats.games_read, 600);
+        // The second copy samples other plies (its random numbers depend on
+        // its place in the list), but it meets positions of the first.
+        assert!(stats.duplicates > 100, "{stats:?}");
+        std::fs::read(out).unwrap()
+    }
+
+    #[test]
+    fn output_is_the_same_for_any_threads_chunks_and_look_ahead() {
+        let reference = select(
+            1,
+            Pacing::for_settings(&RunSettings {
+                threads: 1,
+                ..Cli::parse_from(["pgnselect", "x"]).settings().unwrap()
+            }),
+        );
+        assert!(!reference.is_empty());
+        // Tiny chunks and one chunk in flight per worker make the workers
+        // wait for room all the time.
+        for threads in 1..=4 {
+            for (chunk_bytes, chunks_in_flight_per_thread) in
+                [(1 << 10, 1), (1 << 12, 2), (1 << 16, 4)]
+            {
+                let pacing = Pacing {
+                    chunk_bytes,
+                    chunks_in_flight_per_thread,
+                };
+                assert!(
+                    select(threads, pacing) == reference,
+                    "{threads} threads, {pacing:?}"
+                );
+            }
+        }
+    }
 }
