@@ -27,7 +27,7 @@ use std::num::NonZeroU32;
 use std::path::PathBuf;
 
 use shakmaty::fen::Fen;
-use shakmaty::{ByColor, CastlingSide, Chess, Color, Position};
+use shakmaty::{ByColor, CastlingSide, Chess, Color, Move, Position};
 use thiserror::Error;
 
 use crate::position::{PositionParseError, append_epd_board, parse_fen, position_from_setup};
@@ -144,24 +144,39 @@ impl LabeledPosition {
     /// status, see [`arasan_castle_status`]; `castled` says which side each
     /// colour castled to earlier in the game, when it did) and `c2 "1.0"`
     /// style result, as Arasan's pgnselect writes and its tuner reads.
-    pub fn to_arasan_epd(&self, castled: ByColor<Option<CastlingSide>>) -> String {
+    pub fn to_arasan_epd(&self, castled: Castled) -> String {
         let mut out = Vec::with_capacity(96);
         self.append_arasan_epd(castled, &mut out);
         String::from_utf8(out).expect("EPD is ASCII")
     }
 
     /// Appends [`LabeledPosition::to_arasan_epd`] to `out`.
-    pub fn append_arasan_epd(&self, castled: ByColor<Option<CastlingSide>>, out: &mut Vec<u8>) {
+    pub fn append_arasan_epd(&self, castled: Castled, out: &mut Vec<u8>) {
         append_epd_board(&self.position, out);
         out.extend_from_slice(b" c1 \"");
-        out.push(b'0' + arasan_castle_status(&self.position, Color::White, castled.white));
+        out.push(b'0' + arasan_castle_status(&self.position, Color::White, castled.0.white));
         out.push(b' ');
-        out.push(b'0' + arasan_castle_status(&self.position, Color::Black, castled.black));
+        out.push(b'0' + arasan_castle_status(&self.position, Color::Black, castled.0.black));
         out.extend_from_slice(b"\";");
         if let Some(r) = self.result {
             out.extend_from_slice(b" c2 \"");
             out.extend_from_slice(r.decimal().as_bytes());
             out.extend_from_slice(b"\";");
+        }
+    }
+}
+
+/// The side each colour castled to so far in a game, if it did: what
+/// Arasan's castle status needs besides the position (a FEN cannot tell a
+/// side that castled from one that lost its rights otherwise).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Castled(pub ByColor<Option<CastlingSide>>);
+
+impl Castled {
+    /// Notes the move `m` about to be played in `pos`, if it castles.
+    pub fn record(&mut self, pos: &Chess, m: Move) {
+        if let Some(side) = m.castling_side() {
+            *self.0.get_mut(pos.turn()) = Some(side);
         }
     }
 }
@@ -758,10 +773,10 @@ mod tests {
             score: None,
         };
         // White may still castle queen side; Black castled king side.
-        let castled = ByColor {
+        let castled = Castled(ByColor {
             white: None,
             black: Some(CastlingSide::KingSide),
-        };
+        });
         assert_eq!(
             record.to_arasan_epd(castled),
             format!("{BOARD} c1 \"2 3\"; c2 \"0.0\";")
@@ -799,7 +814,7 @@ mod tests {
         assert_eq!(csv, vec![Ok((2, expected.clone()))]);
         // Canonical output reads back to itself.
         assert_eq!(rec(&expected.to_epd()), expected);
-        assert_eq!(rec(&expected.to_arasan_epd(ByColor::default())), expected);
+        assert_eq!(rec(&expected.to_arasan_epd(Castled::default())), expected);
     }
 
     #[test]

@@ -15,10 +15,10 @@
 
 use std::ops::ControlFlow;
 
-use engine::labeled::GameResult;
+use engine::labeled::{Castled, GameResult};
 use engine::position::key;
 use pgn_reader::{Outcome, RawComment, RawTag, SanPlus, Skip, Visitor};
-use shakmaty::{ByColor, CastlingSide, Chess, Position};
+use shakmaty::{Chess, Position};
 
 use crate::game_filter::{GameFilter, GameHeader, SkipReason};
 use crate::sampling::{GameRng, SamplingRules, game_rng, ply_of};
@@ -48,7 +48,7 @@ pub struct Candidate {
     /// Whether the game went on from it (so it has a legal move).
     pub has_successor: bool,
     /// The side each colour castled to before it, if it did.
-    pub castled: ByColor<Option<CastlingSide>>,
+    pub castled: Castled,
 }
 
 /// The state of the game being read.
@@ -61,7 +61,7 @@ pub struct GameInProgress {
     result: GameResult,
     terminated: bool,
     any_tag: bool,
-    castled: ByColor<Option<CastlingSide>>,
+    castled: Castled,
 }
 
 /// The settings a visitor needs.
@@ -223,7 +223,7 @@ impl Visitor for SamplingVisitor {
             result,
             terminated: false,
             any_tag,
-            castled: ByColor::default(),
+            castled: Castled::default(),
         };
         self.consider(&mut game);
         ControlFlow::Continue(game)
@@ -247,9 +247,7 @@ impl Visitor for SamplingVisitor {
         if self.settings.keep_history {
             self.history.push(key(&game.position));
         }
-        if let Some(side) = m.castling_side() {
-            *game.castled.get_mut(game.position.turn()) = Some(side);
-        }
+        game.castled.record(&game.position, m);
         game.position.play_unchecked(m);
         game.ply += 1;
         game.plies_played += 1;

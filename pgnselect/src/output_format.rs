@@ -14,9 +14,8 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use clap::ValueEnum;
 use engine::atomic_file::AtomicFile;
-use engine::labeled::LabeledPosition;
+use engine::labeled::{Castled, LabeledPosition};
 use engine::position::append_fen;
-use shakmaty::{ByColor, CastlingSide};
 
 /// Header line of the CSV format.
 pub const CSV_HEADER: &str = "fen,result,score";
@@ -40,12 +39,7 @@ impl OutputFormat {
     /// The line of one position, without the newline, appended to `out`.
     /// `castled` (the side each colour castled to earlier in the game) is
     /// written only by the Arasan format, whose `c1` tag carries it.
-    pub fn append_line(
-        self,
-        record: &LabeledPosition,
-        castled: ByColor<Option<CastlingSide>>,
-        out: &mut Vec<u8>,
-    ) {
+    pub fn append_line(self, record: &LabeledPosition, castled: Castled, out: &mut Vec<u8>) {
         match self {
             OutputFormat::Epd => record.append_epd(out),
             OutputFormat::Arasan => record.append_arasan_epd(castled, out),

@@ -22,7 +22,7 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow, bail};
-use engine::input::{ByteCounter, Input};
+use engine::input::Input;
 use engine::pgn_chunks::{GameChunk, GameChunker};
 
 use crate::chunk_selection::{ChunkSelection, ChunkWorker, select_from_chunk};
@@ -97,19 +97,20 @@ struct OpenFile {
 }
 
 /// The inputs, cut into chunks one at a time, in order.
-struct ChunkSource {
+struct ChunkSource<'a> {
     pending: std::iter::Enumerate<std::vec::IntoIter<Input>>,
     current: Option<OpenFile>,
-    counters: Vec<ByteCounter>,
+    /// Counts the bytes read from the inputs.
+    progress: &'a Progress,
     chunk_bytes: usize,
     /// Sequence number of the next chunk cut.
     next_sequence: u64,
 }
 
-impl ChunkSource {
-    fn new(inputs: Vec<Input>, chunk_bytes: usize) -> ChunkSource {
+impl<'a> ChunkSource<'a> {
+    fn new(inputs: Vec<Input>, chunk_bytes: usize, progress: &'a Progress) -> ChunkSource<'a> {
         ChunkSource {
-            counters: inputs.iter().map(Input::bytes_read).collect(),
+            progress,
             pending: inputs.into_iter().enumerate(),
             current: None,
             chunk_bytes,
@@ -144,7 +145,7 @@ impl ChunkSource {
             let item = WorkItem {
                 sequence: self.next_sequence,
                 file_index: file.index,
-                bytes_read: self.counters.iter().map(ByteCounter::get).sum(),
+                bytes_read: self.progress.bytes_read(),
                 chunk,
             };
             self.next_sequence += 1;
@@ -224,7 +225,7 @@ struct Output<'a> {
 /// What the workers share.
 struct Shared<'a> {
     settings: RunSettings,
-    source: Mutex<ChunkSource>,
+    source: Mutex<ChunkSource<'a>>,
     /// Signalled when chunks are written while a worker waits for room.
     room: Condvar,
     /// Workers waiting (or about to wait) on `room`.
@@ -240,7 +241,7 @@ struct Shared<'a> {
     interrupted: &'a AtomicBool,
 }
 
-impl Shared<'_> {
+impl<'a> Shared<'a> {
     fn stopped(&self) -> bool {
         self.stop.load(Ordering::Relaxed) || self.interrupted.load(Ordering::Relaxed)
     }
@@ -253,7 +254,7 @@ impl Shared<'_> {
         self.stop.store(true, Ordering::SeqCst);
     }
 
-    fn lock_source(&self) -> Result<MutexGuard<'_, ChunkSource>> {
+    fn lock_source(&self) -> Result<MutexGuard<'_, ChunkSource<'a>>> {
         self.source.lock().map_err(|_| worker_failed())
     }
 
@@ -426,7 +427,7 @@ fn run_paced(
     };
     let shared = Shared {
         settings,
-        source: Mutex::new(ChunkSource::new(inputs, pacing.chunk_bytes)),
+        source: Mutex::new(ChunkSource::new(inputs, pacing.chunk_bytes, progress)),
         room: Condvar::new(),
         waiters: AtomicUsize::new(0),
         written: AtomicU64::new(0),

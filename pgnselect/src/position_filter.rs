@@ -21,11 +21,12 @@ use std::sync::Arc;
 
 use clap::ValueEnum;
 use engine::eval::Params;
+use engine::labeled::Castled;
 use engine::movepick::see_ge;
 use engine::position::piece_count;
 use engine::search::Searcher;
 use rand::Rng;
-use shakmaty::{ByColor, CastlingSide, Chess, Position};
+use shakmaty::{Chess, Position};
 
 use crate::sampling::GameRng;
 
@@ -158,7 +159,7 @@ impl PositionJudge {
         &mut self,
         mut pos: Chess,
         has_legal_move: bool,
-        castled: &mut ByColor<Option<CastlingSide>>,
+        castled: &mut Castled,
         history: &mut Vec<u64>,
         rng: &mut GameRng,
     ) -> Result<Chess, DropReason> {
@@ -171,9 +172,7 @@ impl PositionJudge {
             if self.filter.needs_history() {
                 history.push(engine::position::key(&pos));
             }
-            if let Some(side) = m.castling_side() {
-                *castled.get_mut(pos.turn()) = Some(side);
-            }
+            castled.record(&pos, m);
             pos.play_unchecked(m);
             if pos.legal_moves().is_empty() {
                 return Err(DropReason::GameOver);
@@ -245,7 +244,7 @@ mod tests {
             .judge(
                 hanging,
                 false,
-                &mut ByColor::default(),
+                &mut Castled::default(),
                 &mut Vec::new(),
                 &mut rng,
             )
