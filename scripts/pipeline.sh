@@ -165,6 +165,7 @@ MATCH_RESULT=$(grep -iE 'elo' "$LOG" | tail -n 3)
 K=$(grep -m1 -E '^K = ' "$LOG" | sed 's/K = //')
 LOSSES=$(grep -E '^\s+(training|validation) loss' "$LOG" | tail -n 2)
 BEST=$(grep -E '^\s+best epoch' "$LOG" | tail -n 1 | sed 's/^ *//')
+BEST_EPOCH=$(grep -oE '^best epoch +[0-9]+' <<<"$BEST" | grep -oE '[0-9]+$' || true)
 ENTRIES=$(grep -m1 -iE 'entries' "$RUN_DIR/book-stats.txt" || true)
 {
     echo "# Pipeline report ($(date -u +%Y-%m-%dT%H:%M:%SZ))"
@@ -176,7 +177,7 @@ ENTRIES=$(grep -m1 -iE 'entries' "$RUN_DIR/book-stats.txt" || true)
     echo "losses (start -> tuned):"
     echo "$LOSSES"
     echo "  $BEST"
-    if [[ $BEST == "best epoch       0 "* ]]; then
+    if [[ $BEST_EPOCH == 0 ]]; then
         echo "  (no epoch beat the starting weights on the validation positions, so early stopping"
         echo "   kept them and the match below pits equal weights; --init data/handset.params starts"
         echo "   from hand-set weights and shows the gain)"
