@@ -157,9 +157,9 @@ pub struct Cli {
 
     /// Drop positions whose search score (side to move, centipawns) is
     /// beyond ±CP; the only option that searches (Arasan always searches,
-    /// with a bound of 30 pawns). The search
-    /// asks only whether the score is beyond the bound (root windows at
-    /// ±CP), which takes about half the nodes of finding the exact score.
+    /// with a bound of 30 pawns). The search asks only whether the score is
+    /// beyond the bound (root windows at ±CP), which takes about half the
+    /// nodes of finding the exact score.
     #[arg(long, value_name = "CP", allow_negative_numbers = false)]
     pub max_score: Option<u32>,
 
