@@ -11,8 +11,8 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use crate::chess::position::parse_fen;
 use crate::eval::Params;
-use crate::position::parse_fen;
 use crate::search::{SearchLimits, Searcher};
 
 /// Depth searched per position when none is given.

@@ -1,28 +1,25 @@
-//! The engine library: positions, labeled-position formats, the tunable
-//! evaluation, search, the formats shared by the toolchain's tools, and
-//! game play: the arbiter ([`game`]), players (in-process [`player`] or
-//! external [`uci_client`]) and engine matches ([`match_runner`]).
+//! The engine library, in layers that depend one way:
+//!
+//! * the **core** — [`chess`] (positions, move generation, perft), [`eval`]
+//!   (the tunable evaluation) and [`search`] — uses no I/O and nothing
+//!   above it;
+//! * [`formats`] — labeled positions, inputs and atomic outputs, PGN,
+//!   Polyglot books, test suites, params files — uses the core;
+//! * [`play`] — game rules, players, UCI client, matches, Elo — uses the
+//!   core and the formats;
+//! * on top: the UCI front end ([`uci`]) and the benchmark ([`bench`]).
+//!
+//! `engine/tests/layers.rs` enforces the direction and the absence of module
+//! cycles in the core. The most used items are re-exported here.
 
-pub mod atomic_file;
 pub mod bench;
-pub mod book;
-pub mod elo;
-pub mod epdtest;
+pub mod chess;
 pub mod eval;
-pub mod game;
-pub mod input;
-pub mod labeled;
-pub mod match_runner;
-pub mod movegen;
-pub mod movepick;
-pub mod openings;
-pub mod perft;
-pub mod pgn_chunks;
-pub mod pgn_record;
-pub mod player;
-pub mod position;
+pub mod formats;
+pub mod play;
 pub mod search;
-pub mod timeman;
-pub mod tt;
 pub mod uci;
-pub mod uci_client;
+
+pub use chess::position::{fen_of, key, parse_fen, uci_of};
+pub use eval::{Params, evaluate};
+pub use search::{SearchLimits, Searcher};

@@ -11,20 +11,22 @@ use clap::{Parser, Subcommand};
 use shakmaty::Chess;
 
 use engine::bench;
-use engine::elo::{Sprt, SprtDecision};
-use engine::eval::{self, Params, params_file};
-use engine::game::{DrawRule, ResignRule, SearchBudget};
-use engine::labeled::LabeledReader;
-use engine::match_runner::{
+use engine::chess::perft;
+use engine::chess::position::parse_fen;
+use engine::chess::position::uci_of;
+use engine::eval::{self, Params};
+use engine::formats::labeled::LabeledReader;
+use engine::formats::params_file;
+use engine::formats::{epd_suite, perft_suite};
+use engine::play::elo::{Sprt, SprtDecision};
+use engine::play::game::{DrawRule, ResignRule, SearchBudget};
+use engine::play::match_runner::{
     Contestant, GameEnd, MatchSettings, MoveLimit, PlayerKind, Side, TimeControl, run_match,
 };
-use engine::openings::OpeningSource;
-use engine::position::parse_fen;
-use engine::position::uci_of;
+use engine::play::openings::OpeningSource;
+use engine::play::uci_client::EngineSpec;
 use engine::search::{SearchLimits, Searcher};
 use engine::uci::UciSession;
-use engine::uci_client::EngineSpec;
-use engine::{epdtest, perft};
 
 /// A UCI chess engine. Without a command it speaks UCI on standard input and
 /// output.
@@ -315,7 +317,7 @@ fn run_perft(depth: Option<u32>, fen: &[String]) -> Result<()> {
 }
 
 fn run_perft_suite(file: &std::path::Path, max_depth: Option<u32>) -> Result<()> {
-    let cases = perft::read_suite(file)?;
+    let cases = perft_suite::read_suite(file)?;
     let start = Instant::now();
     let (mut nodes, mut failures) = (0u64, 0usize);
     for case in &cases {
@@ -354,7 +356,7 @@ fn run_test(
     hash: usize,
     threads: usize,
 ) -> Result<()> {
-    let tests = epdtest::read_suite(file)?;
+    let tests = epd_suite::read_suite(file)?;
     let mut searcher = Searcher::new(Arc::new(Params::defaults()), hash);
     searcher.set_threads(threads);
     let limits = match (depth, nodes) {

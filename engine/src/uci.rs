@@ -18,12 +18,12 @@ use std::time::Duration;
 
 use shakmaty::{Chess, Color, Move, Position};
 
-use crate::book::PolyglotBook;
+use crate::chess::position::{key, parse_fen, play_uci, uci_of};
 use crate::eval::Params;
-use crate::position::{key, parse_fen, play_uci, uci_of};
+use crate::formats::book::PolyglotBook;
+use crate::search::timeman::{Clock, DEFAULT_MOVE_OVERHEAD};
+use crate::search::tt::Bound;
 use crate::search::{SearchInfo, SearchLimits, SearchResult, Searcher, mate_in_moves};
-use crate::timeman::{Clock, DEFAULT_MOVE_OVERHEAD};
-use crate::tt::Bound;
 
 /// Engine name reported to `uci`.
 pub const ENGINE_NAME: &str = concat!("texel-toolchain engine ", env!("CARGO_PKG_VERSION"));
@@ -168,9 +168,11 @@ fn bestmove_line(result: &SearchResult) -> String {
     }
 }
 
-/// The evaluation weights in `path` (see [`crate::eval::params_file`]).
+/// The evaluation weights in `path` (see [`crate::formats::params_file`]).
 fn load_params(path: &Path) -> Result<Params, String> {
-    Params::load_file(path).map_err(|e| e.to_string())
+    crate::formats::params_file::read_file(path)
+        .map(|loaded| loaded.params)
+        .map_err(|e| e.to_string())
 }
 
 /// The opening book's move for `pos`, if `OwnBook` is on and the book has

@@ -4,12 +4,13 @@
 
 use std::path::Path;
 
+use engine::chess::position::{mirrored, parse_fen};
 use engine::eval::{
     self, DEFAULT_PARAMS, NUM_ENTRIES, PackedParams, Params, codegen, evaluate, evaluate_packed,
-    params_file, schema, trace,
+    schema, trace,
 };
-use engine::labeled::LabeledReader;
-use engine::position::{mirrored, parse_fen};
+use engine::formats::labeled::LabeledReader;
+use engine::formats::params_file;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use shakmaty::{Chess, Position};
@@ -100,7 +101,7 @@ fn colour_mirror_has_the_same_evaluation() {
             evaluate(&pos, &DEFAULT_PARAMS),
             evaluate(&m, &DEFAULT_PARAMS),
             "{}",
-            engine::position::fen_of(&pos)
+            engine::chess::position::fen_of(&pos)
         );
         assert_eq!(evaluate(&pos, &random), evaluate(&m, &random));
     }
@@ -146,7 +147,7 @@ fn finite_differences_match_the_trace_gradient() {
         assert!(
             (change - grad * delta as f64).abs() < 2.0,
             "param {} delta {delta}: change {change}, predicted {}",
-            params_file::scalar_name(scalar),
+            engine::eval::schema::scalar_name(scalar),
             grad * delta as f64
         );
         checked += 1;

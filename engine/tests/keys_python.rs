@@ -8,7 +8,7 @@ use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use engine::position::{fen_of, key, parse_fen};
+use engine::chess::position::{fen_of, key, parse_fen};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use shakmaty::fen::Fen;

@@ -11,15 +11,16 @@ use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
-use engine::elo::SprtDecision;
-use engine::eval::{Params, params_file};
-use engine::game::{ResignRule, SearchBudget};
-use engine::match_runner::{
+use engine::eval::Params;
+use engine::formats::params_file;
+use engine::play::elo::SprtDecision;
+use engine::play::game::{ResignRule, SearchBudget};
+use engine::play::match_runner::{
     Contestant, ForfeitReason, GameEnd, GameReport, MatchSettings, MatchSummary, MoveLimit,
     PlayerKind, Side, run_match,
 };
-use engine::openings::OpeningSource;
-use engine::uci_client::EngineSpec;
+use engine::play::openings::OpeningSource;
+use engine::play::uci_client::EngineSpec;
 
 /// Two quiet opening positions from real games (White and Black to move).
 const OPENINGS_EPD: &str = "\

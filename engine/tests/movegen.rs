@@ -1,4 +1,4 @@
-//! `engine::movegen` against shakmaty: the tactical move list must be exactly
+//! `engine::chess::movegen` against shakmaty: the tactical move list must be exactly
 //! the captures and queen promotions among the legal moves (every legal move
 //! when in check), and `gives_check` must agree with playing the move. Checked
 //! at every node of shallow trees below the perft suite (castling, en passant,
@@ -7,8 +7,8 @@
 use std::collections::HashSet;
 use std::path::Path;
 
-use engine::movegen::{CheckInfo, gives_check, tactical_moves};
-use engine::perft::read_suite;
+use engine::chess::movegen::{CheckInfo, gives_check, tactical_moves};
+use engine::formats::perft_suite::read_suite;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use shakmaty::{Chess, Move, Position, Role};

@@ -3,7 +3,8 @@
 
 use std::path::Path;
 
-use engine::perft::{perft, read_suite};
+use engine::chess::perft::perft;
+use engine::formats::perft_suite::read_suite;
 
 /// Largest expected count checked (keeps the test to about a second).
 const MAX_NODES_CHECKED: u64 = 2_000_000;

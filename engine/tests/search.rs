@@ -4,8 +4,8 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
+use engine::chess::position::{key, parse_fen, play_uci, uci_of};
 use engine::eval::Params;
-use engine::position::{key, parse_fen, play_uci, uci_of};
 use engine::search::{DRAW_SCORE, SearchLimits, SearchResult, Searcher, mate_in_moves};
 use shakmaty::{Chess, Position};
 
@@ -160,7 +160,7 @@ fn resolve_returns_quiet_leaf() {
     assert!(
         leaf.board().queens().is_empty(),
         "{}",
-        engine::position::fen_of(&leaf)
+        engine::chess::position::fen_of(&leaf)
     );
     assert!(score > 200, "{score}");
     // Deterministic and safe from many threads with separate searchers.
@@ -172,8 +172,8 @@ fn resolve_returns_quiet_leaf() {
     });
     for (l, sc) in results {
         assert_eq!(
-            (engine::position::fen_of(&l), sc),
-            (engine::position::fen_of(&leaf), score)
+            (engine::chess::position::fen_of(&l), sc),
+            (engine::chess::position::fen_of(&leaf), score)
         );
     }
 }

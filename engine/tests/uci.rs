@@ -4,7 +4,7 @@ use std::io::Write;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use engine::position::{fen_of, parse_fen, play_uci};
+use engine::chess::position::{fen_of, parse_fen, play_uci};
 use engine::uci::{Flow, UciSession};
 use shakmaty::Position;
 
@@ -165,14 +165,14 @@ fn go_right_after_bestmove_is_never_dropped() {
 /// positions, never a weight-0 move, and searches elsewhere.
 #[test]
 fn own_book_plays_only_weighted_book_moves() {
-    use engine::book::{BookEntry, encode_move, write_book};
+    use engine::formats::book::{BookEntry, encode_move, write_book};
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("book.bin");
     let start = shakmaty::Chess::default();
     let entry = |uci: &str, weight: u16| {
         let (_, m) = play_uci(&start, uci).unwrap();
         BookEntry {
-            key: engine::position::key(&start),
+            key: engine::chess::position::key(&start),
             raw_move: encode_move(&m).unwrap(),
             weight,
             learn: 0,

@@ -18,10 +18,10 @@ use std::sync::mpsc::{Receiver, Sender, SyncSender, channel, sync_channel};
 use std::sync::{Arc, Condvar, Mutex};
 
 use anyhow::{Context, Result};
+use engine::chess::position::fen_of;
 use engine::eval::Params;
-use engine::input::open_input;
-use engine::labeled::{LabeledPosition, LabeledReader, RecordError};
-use engine::position::fen_of;
+use engine::formats::input::open_input;
+use engine::formats::labeled::{LabeledPosition, LabeledReader, RecordError};
 use shakmaty::{Chess, Position};
 
 use crate::interrupt::Interrupt;
@@ -29,11 +29,9 @@ use crate::progress::ProgressDisplay;
 use crate::resume::{FailedJob, RunIdentity, open_output};
 use crate::shard::{Shard, tag_line};
 use crate::summary::RunStats;
-use engine::game::{
-    GameError, GameOutcome, GameRecord, GameRules, SearchBudget, decided_outcome, play_game,
-};
-use engine::player::{InProcessPlayer, Player, PlayerError};
-use engine::uci_client::{EngineSpec, UciPlayer};
+use engine::play::game::{GameOutcome, GameRecord, GameRules, SearchBudget, decided_outcome};
+use engine::play::player::{GameError, InProcessPlayer, Player, PlayerError, play_game};
+use engine::play::uci_client::{EngineSpec, UciPlayer};
 
 /// Jobs the reader may run ahead of the writer, per worker.
 pub const REORDER_WINDOW_PER_THREAD: u64 = 32;

@@ -4,8 +4,8 @@
 //!
 //! `labeler [OPTIONS] INPUT… -o OUTPUT` labels; `labeler merge SHARD… -o
 //! OUTPUT` restores input order from shard outputs. Game play comes from
-//! the engine library ([`engine::game`]: rules and adjudication;
-//! [`engine::player`] and [`engine::uci_client`]: who moves). The modules:
+//! the engine library ([`engine::play::game`]: rules and adjudication;
+//! [`engine::play::player`] and [`engine::play::uci_client`]: who moves). The modules:
 //! [`labeling`] (the parallel, ordered pipeline), [`resume`] (output and
 //! sidecar), [`shard`] and [`merge`] (scale-out), [`summary`], [`progress`]
 //! and [`interrupt`].
@@ -28,8 +28,8 @@ use clap::{Args, Parser, Subcommand};
 use crate::interrupt::Interrupt;
 use crate::labeling::{LabelSettings, run};
 use crate::shard::Shard;
-use engine::game::{DrawRule, GameRules, ResignRule, SearchBudget};
-use engine::uci_client::EngineSpec;
+use engine::play::game::{DrawRule, GameRules, ResignRule, SearchBudget};
+use engine::play::uci_client::EngineSpec;
 
 /// Default node budget per move (reproducible).
 const DEFAULT_NODES: u64 = 5_000;

@@ -15,7 +15,7 @@ use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use engine::atomic_file::AtomicFile;
+use engine::formats::atomic_file::AtomicFile;
 
 use crate::shard::untag_line;
 

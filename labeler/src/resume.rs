@@ -86,7 +86,7 @@ impl RunIdentity {
     /// # Errors
     /// When the file cannot be read.
     pub fn add_input(&mut self, path: &Path) -> Result<()> {
-        if path.as_os_str() == engine::input::STDIN_PATH {
+        if path.as_os_str() == engine::formats::input::STDIN_PATH {
             self.lines.push("input - (standard input)".into());
             return Ok(());
         }
@@ -298,7 +298,7 @@ fn start_fresh(output: &Path, sidecar: &Path, identity: &RunIdentity) -> Result<
     // whatever a stale sidecar says, so a crash between the two steps is
     // harmless.
     File::create(output).with_context(|| format!("creating {}", output.display()))?;
-    let mut header = engine::atomic_file::AtomicFile::create(sidecar)
+    let mut header = engine::formats::atomic_file::AtomicFile::create(sidecar)
         .with_context(|| format!("creating {}", sidecar.display()))?;
     header
         .write_all(identity.header().as_bytes())

@@ -5,10 +5,10 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use engine::labeled::{GameResult, RecordError};
+use engine::formats::labeled::{GameResult, RecordError};
 
 use crate::resume::FailedJob;
-use engine::game::{GameOutcome, Termination};
+use engine::play::game::{GameOutcome, Termination};
 
 /// At most this many bad lines (and failed positions) are listed in the
 /// report (all of them go to the rejects file).

@@ -16,8 +16,8 @@ use std::sync::mpsc::sync_channel;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use engine::book::write_book;
-use engine::input::{ByteCounter, Input, open_input};
+use engine::formats::book::write_book;
+use engine::formats::input::{ByteCounter, Input, open_input};
 use indicatif::{ProgressBar, ProgressStyle};
 use shakmaty::Color;
 

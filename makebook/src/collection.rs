@@ -11,8 +11,8 @@
 
 use std::ops::ControlFlow;
 
-use engine::book::encode_move;
-use engine::position::{key, key_after};
+use engine::chess::position::{key, key_after};
+use engine::formats::book::encode_move;
 use pgn_reader::{RawTag, SanPlus, Skip, Visitor};
 use shakmaty::{Chess, Color, Position};
 

@@ -7,7 +7,7 @@
 //! collects them and [`GameTags::start`] turns them into the starting
 //! position and its ply number.
 
-use engine::position::parse_fen;
+use engine::chess::position::parse_fen;
 use pgn_reader::RawTag;
 use shakmaty::{Chess, Color, Position};
 

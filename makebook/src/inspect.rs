@@ -13,8 +13,8 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use engine::book::{PolyglotBook, decode_move, raw_move_text};
-use engine::position::{fen_of, key, parse_fen, play_uci, uci_of};
+use engine::chess::position::{fen_of, key, parse_fen, play_uci, uci_of};
+use engine::formats::book::{PolyglotBook, decode_move, raw_move_text};
 use shakmaty::san::{San, SanPlus};
 use shakmaty::{Chess, Position};
 
@@ -147,7 +147,7 @@ pub fn stats(book_path: &Path) -> Result<String> {
         zero += group.iter().filter(|e| e.weight == 0).count() as u64;
     }
     let mut out = String::new();
-    let size = entries.len() as u64 * engine::book::ENTRY_SIZE as u64;
+    let size = entries.len() as u64 * engine::formats::book::ENTRY_SIZE as u64;
     let _ = writeln!(out, "book:       {} ({size} bytes)", book_path.display());
     let _ = writeln!(out, "entries:    {}", entries.len());
     let _ = writeln!(out, "positions:  {positions}");

@@ -12,7 +12,7 @@ use std::cell::Cell;
 
 use std::ops::ControlFlow;
 
-use engine::pgn_chunks::TrackedSlice;
+use engine::formats::pgn_chunks::TrackedSlice;
 use pgn_reader::{Reader, Visitor};
 
 use crate::game_chunks::GameChunk;

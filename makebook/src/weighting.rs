@@ -8,7 +8,7 @@
 //! without statistics starts at a neutral 50; annotations then adjust it, and
 //! the Polyglot weight is `100 × b`.
 
-use engine::book::BookEntry;
+use engine::formats::book::BookEntry;
 use rayon::slice::ParallelSliceMut;
 
 use crate::annotated::AnnotationSummary;

@@ -46,7 +46,7 @@ fn explicit_weights_and_move_glyphs() {
     for seed in 0..500 {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
         let m = book.choose_move(&start, &mut rng).unwrap();
-        let w = weight(&book, &[], &engine::position::uci_of(&m)).unwrap();
+        let w = weight(&book, &[], &engine::chess::position::uci_of(&m)).unwrap();
         assert!(w > 0);
     }
 }

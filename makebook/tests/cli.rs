@@ -3,8 +3,8 @@
 
 mod support;
 
-use engine::book::{BookEntry, write_book};
-use engine::position::key;
+use engine::chess::position::key;
+use engine::formats::book::{BookEntry, write_book};
 use support::{Fixtures, after, makebook, run_ok};
 
 fn failure(args: &[&str]) -> String {

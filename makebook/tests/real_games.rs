@@ -7,7 +7,7 @@ mod support;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use engine::book::PolyglotBook;
+use engine::formats::book::PolyglotBook;
 use support::{
     Fixtures, book_moves, makebook, our_entries, python_chess_available, python_chess_entries,
     python_chess_moves, run_ok, workspace_root,

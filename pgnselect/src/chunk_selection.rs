@@ -12,9 +12,9 @@
 
 use std::cell::Cell;
 
-use engine::labeled::LabeledPosition;
-use engine::pgn_chunks::{GameChunk, TrackedSlice};
-use engine::position::key;
+use engine::chess::position::key;
+use engine::formats::labeled::LabeledPosition;
+use engine::formats::pgn_chunks::{GameChunk, TrackedSlice};
 use pgn_reader::Reader;
 
 use crate::game_visitor::{GameVerdict, SamplingVisitor, UNTERMINATED_COMMENT, next_game_start};
@@ -213,7 +213,7 @@ pub fn select_from_chunk(
 /// Judges and formats the candidates of a used game.
 fn add_positions(
     worker: &mut ChunkWorker,
-    result: engine::labeled::GameResult,
+    result: engine::formats::labeled::GameResult,
     selection: &mut ChunkSelection,
 ) {
     let ChunkWorker {

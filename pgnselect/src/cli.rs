@@ -61,7 +61,7 @@ stderr as FILE:LINE: game N: reason, skipped and counted; the summary at the
 end gives games read, skipped by reason, malformed, positions written and
 duplicates dropped.
 
-Output lines read back with engine::labeled (the tuner and the labeler):
+Output lines read back with engine::formats::labeled (the tuner and the labeler):
   epd     <board> hmvc H; fmvn F; c9 \"1-0\";
   arasan  <board> c1 \"W B\"; c2 \"1.0\";  (c1: each side's castle status as
           Arasan's tuner reads it: 0 may castle either side, 1 king side only,

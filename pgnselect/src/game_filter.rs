@@ -9,8 +9,8 @@
 //! infraction`, `unterminated`, `emergency`, `death`) means the result does
 //! not reflect the play on the board.
 
-use engine::labeled::GameResult;
-use engine::position::parse_fen;
+use engine::chess::position::parse_fen;
+use engine::formats::labeled::GameResult;
 use pgn_reader::RawTag;
 use shakmaty::Chess;
 

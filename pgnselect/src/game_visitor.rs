@@ -15,8 +15,8 @@
 
 use std::ops::ControlFlow;
 
-use engine::labeled::{Castled, GameResult};
-use engine::position::key;
+use engine::chess::position::key;
+use engine::formats::labeled::{Castled, GameResult};
 use pgn_reader::{Outcome, RawComment, RawTag, SanPlus, Skip, Visitor};
 use shakmaty::{Chess, Position};
 

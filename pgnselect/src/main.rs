@@ -25,7 +25,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::Parser;
-use engine::input::open_input;
+use engine::formats::input::open_input;
 
 use crate::cli::Cli;
 use crate::output_format::OutputSink;

@@ -1,7 +1,7 @@
 //! The output formats and the sink the lines are written to.
 //!
-//! Lines are formatted by [`engine::labeled`]'s writers, so every tool reads
-//! them back with the same [`engine::labeled::LabeledReader`]: canonical
+//! Lines are formatted by [`engine::formats::labeled`]'s writers, so every tool reads
+//! them back with the same [`engine::formats::labeled::LabeledReader`]: canonical
 //! EPD (`hmvc`, `fmvn`, `c9`), Arasan-compatible EPD (`c1 "0 3"` castle status, `c2 "1.0"` result), or CSV
 //! with a `fen,result,score` header (the score column stays empty: pgnselect
 //! does not label scores). [`OutputSink`] writes to a file atomically (a
@@ -13,9 +13,9 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use clap::ValueEnum;
-use engine::atomic_file::AtomicFile;
-use engine::labeled::{Castled, LabeledPosition};
-use engine::position::append_fen;
+use engine::chess::position::append_fen;
+use engine::formats::atomic_file::AtomicFile;
+use engine::formats::labeled::{Castled, LabeledPosition};
 
 /// Header line of the CSV format.
 pub const CSV_HEADER: &str = "fen,result,score";

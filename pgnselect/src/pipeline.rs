@@ -22,8 +22,8 @@ use std::sync::{Condvar, Mutex, MutexGuard};
 use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow, bail};
-use engine::input::Input;
-use engine::pgn_chunks::{GameChunk, GameChunker};
+use engine::formats::input::Input;
+use engine::formats::pgn_chunks::{GameChunk, GameChunker};
 
 use crate::chunk_selection::{ChunkSelection, ChunkWorker, select_from_chunk};
 use crate::game_visitor::{SamplingVisitor, VisitorSettings};
@@ -483,7 +483,7 @@ mod tests {
     use std::path::Path;
 
     use clap::Parser;
-    use engine::input::open_input;
+    use engine::formats::input::open_input;
 
     use super::*;
     use crate::cli::Cli;

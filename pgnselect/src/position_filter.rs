@@ -20,11 +20,11 @@
 use std::sync::Arc;
 
 use clap::ValueEnum;
+use engine::chess::position::piece_count;
 use engine::eval::Params;
-use engine::labeled::Castled;
-use engine::movepick::see_ge;
-use engine::position::piece_count;
+use engine::formats::labeled::Castled;
 use engine::search::Searcher;
+use engine::search::movepick::see_ge;
 use rand::Rng;
 use shakmaty::{Chess, Position};
 
@@ -170,7 +170,7 @@ impl PositionJudge {
             let moves = pos.legal_moves();
             let m = moves[rng.random_range(0..moves.len())];
             if self.filter.needs_history() {
-                history.push(engine::position::key(&pos));
+                history.push(engine::chess::position::key(&pos));
             }
             castled.record(&pos, m);
             pos.play_unchecked(m);
@@ -217,7 +217,7 @@ impl PositionJudge {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use engine::position::parse_fen;
+    use engine::chess::position::parse_fen;
 
     #[test]
     fn quietness_by_see() {

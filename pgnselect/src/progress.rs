@@ -9,7 +9,7 @@
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
-use engine::input::ByteCounter;
+use engine::formats::input::ByteCounter;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 /// How often the bar redraws itself while waiting for work.

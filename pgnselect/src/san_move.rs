@@ -214,7 +214,7 @@ mod tests {
                                     resolve_san(&pos, san),
                                     san.to_move(&pos),
                                     "{san} in {}",
-                                    engine::position::fen_of(&pos)
+                                    engine::chess::position::fen_of(&pos)
                                 );
                                 checked += 1;
                             }
@@ -230,7 +230,8 @@ mod tests {
 
     #[test]
     fn pins_ambiguity_and_capture_marks() {
-        let pos = engine::position::parse_fen("4k3/4r3/8/8/8/2N3N1/4N3/4K3 w - - 0 1").unwrap();
+        let pos =
+            engine::chess::position::parse_fen("4k3/4r3/8/8/8/2N3N1/4N3/4K3 w - - 0 1").unwrap();
         let san = |text: &str| resolve_san(&pos, text.parse::<San>().unwrap());
         // The e2 knight is pinned; c3 and g3 both reach e4.
         assert_eq!(san("Nd4"), Err(SanError::IllegalSan));

@@ -7,8 +7,8 @@ use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use engine::labeled::{GameResult, LabeledPosition, LabeledReader};
-use engine::position::key;
+use engine::chess::position::key;
+use engine::formats::labeled::{GameResult, LabeledPosition, LabeledReader};
 use shakmaty::{Color, Position};
 
 /// The bundled slice of real games: the first 300 games of Fischer.pgn.
@@ -423,7 +423,7 @@ fn no_result_and_formats_read_back_alike() {
     let unlabeled = read_back(&unlabeled);
     assert!(unlabeled.iter().all(|r| r.result.is_none()));
     assert!(!unlabeled.iter().any(|r| r.result.is_some()));
-    let board = |r: &LabeledPosition| engine::position::epd_board_of(&r.position);
+    let board = |r: &LabeledPosition| engine::chess::position::epd_board_of(&r.position);
     let results = |v: &[LabeledPosition]| -> Vec<(String, Option<GameResult>)> {
         v.iter().map(|r| (board(r), r.result)).collect()
     };

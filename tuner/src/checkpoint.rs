@@ -10,7 +10,7 @@ use std::io::Write;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
-use engine::atomic_file::AtomicFile;
+use engine::formats::atomic_file::AtomicFile;
 
 use crate::optimizer::{Optimizer, OptimizerKind};
 use crate::report::EpochRow;

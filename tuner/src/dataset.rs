@@ -16,8 +16,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use anyhow::{Context, Result};
 use engine::eval::Params;
-use engine::input::open_input;
-use engine::labeled::{GameResult, LabeledBlocks, LabeledPosition, LineBlock, RecordError};
+use engine::formats::input::open_input;
+use engine::formats::labeled::{
+    GameResult, LabeledBlocks, LabeledPosition, LineBlock, RecordError,
+};
 use engine::search::{SearchLimits, Searcher};
 use rayon::prelude::*;
 use shakmaty::{Chess, Color, Position};

@@ -10,8 +10,9 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, bail, ensure};
 use clap::Parser;
-use engine::atomic_file::AtomicFile;
-use engine::eval::{BLOCKS, Group, Params, codegen, params_file};
+use engine::eval::{BLOCKS, Group, Params, codegen};
+use engine::formats::atomic_file::AtomicFile;
+use engine::formats::params_file;
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
@@ -742,7 +743,7 @@ fn validate_gradient(
         results.len(),
         POSITIONS.min(set.len()),
         worst.relative_error,
-        params_file::scalar_name(worst.param),
+        engine::eval::schema::scalar_name(worst.param),
         worst.analytic,
         worst.numeric
     );

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use engine::eval::params_file::scalar_name;
+use engine::eval::schema::scalar_name;
 use engine::eval::{BLOCKS, Group};
 
 /// The CSV log's header.

@@ -13,7 +13,7 @@
 //! weights.
 
 use engine::eval::{MAX_PHASE, SCALE_NORMAL, TaperInfo, Trace, trace_with};
-use engine::labeled::GameResult;
+use engine::formats::labeled::GameResult;
 use shakmaty::{Chess, Color, Position};
 
 /// A game result as the objectives use it.

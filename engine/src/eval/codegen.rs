@@ -10,8 +10,7 @@
 use std::fmt::Write as _;
 
 use super::Params;
-use super::params_file::element_label;
-use super::schema::{BLOCKS, Layout};
+use super::schema::{BLOCKS, Layout, element_label};
 
 /// The first line of every generated file; the header lines found after it
 /// are provenance.

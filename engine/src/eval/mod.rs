@@ -2,8 +2,8 @@
 //!
 //! * [`schema`] declares every weight once (name, length, group, bounds);
 //!   `params.rs` (generated, never edited by hand) holds the compiled
-//!   defaults; [`params_file`] reads and writes the human-readable text form;
-//!   [`codegen`] writes `params.rs`.
+//!   defaults; [`codegen`] writes `params.rs`; the human-readable text form
+//!   is [`crate::formats::params_file`].
 //! * [`terms`] computes every feature once, generic over an [`Accumulator`].
 //!   [`evaluate`] runs it with a weight-summing accumulator; [`trace`] runs
 //!   it with a recording one and returns the exact sparse coefficients
@@ -15,7 +15,6 @@
 
 pub mod codegen;
 pub mod params;
-pub mod params_file;
 pub mod schema;
 pub mod terms;
 
@@ -113,15 +112,6 @@ impl Params {
             p.set_scalar(i, *v);
         }
         p
-    }
-
-    /// Loads a params text file (see [`params_file`]); parameters missing
-    /// from the file keep their compiled defaults.
-    ///
-    /// # Errors
-    /// I/O failures and malformed lines, with the line number.
-    pub fn load_file(path: &std::path::Path) -> Result<Params, params_file::ParamsFileError> {
-        params_file::read_file(path).map(|loaded| loaded.params)
     }
 }
 

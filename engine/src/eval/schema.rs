@@ -275,6 +275,43 @@ pub fn block_by_name(name: &str) -> Option<&'static BlockInfo> {
     BLOCKS.iter().find(|b| b.name == name)
 }
 
+/// Element labels of role-shaped blocks, pawn … king.
+const ROLE_LABELS: [&str; 6] = ["pawn", "knight", "bishop", "rook", "queen", "king"];
+
+/// The label of element `i` of a block with the given layout (empty for
+/// scalars).
+pub fn element_label(layout: Layout, i: usize) -> String {
+    match layout {
+        Layout::Scalar => String::new(),
+        Layout::List => format!("[{i}]"),
+        Layout::Role => format!("[{}]", ROLE_LABELS[i]),
+        Layout::Board => {
+            let file = (b'a' + (i % 8) as u8) as char;
+            format!("[{file}{}]", i / 8 + 1)
+        }
+    }
+}
+
+/// The name of scalar parameter `i` in the params file.
+pub fn scalar_name(i: usize) -> String {
+    let entry = i / 2;
+    let phase = if i.is_multiple_of(2) { "mg" } else { "eg" };
+    let b = BLOCKS
+        .iter()
+        .find(|b| entry >= b.block.start && entry < b.block.start + b.block.len)
+        .expect("every entry belongs to a block");
+    format!(
+        "{}{}.{phase}",
+        b.name,
+        element_label(b.layout, entry - b.block.start)
+    )
+}
+
+/// Every scalar name, in index order.
+pub fn scalar_names() -> Vec<String> {
+    (0..2 * NUM_ENTRIES).map(scalar_name).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

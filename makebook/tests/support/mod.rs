@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use engine::book::PolyglotBook;
-use engine::position::{play_uci, uci_of};
+use engine::chess::position::{play_uci, uci_of};
+use engine::formats::book::PolyglotBook;
 use shakmaty::Chess;
 
 /// The makebook binary under test.

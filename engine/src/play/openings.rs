@@ -1,5 +1,5 @@
 //! Where the games of a match start: a list of openings read from an
-//! EPD/FEN file (any format of [`crate::labeled`]), from a PGN file (the
+//! EPD/FEN file (any format of [`crate::formats::labeled`]), from a PGN file (the
 //! first moves of each game), or lines drawn at random from a Polyglot book.
 //!
 //! An [`Opening`] is a start position plus moves already played from it, so
@@ -17,11 +17,11 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
 use shakmaty::{Chess, Move, Position};
 
-use crate::book::{BookError, PolyglotBook};
-use crate::game::{GameRecord, decided_outcome};
-use crate::input::{InputError, open_input};
-use crate::labeled::LabeledReader;
-use crate::position::parse_fen;
+use crate::chess::position::parse_fen;
+use crate::formats::book::{BookError, PolyglotBook};
+use crate::formats::input::{InputError, open_input};
+use crate::formats::labeled::LabeledReader;
+use crate::play::game::{GameRecord, decided_outcome};
 
 /// File name extension of a Polyglot book.
 const BOOK_EXTENSION: &str = "bin";
@@ -301,7 +301,7 @@ mod tests {
         assert_eq!(list[1].moves.len(), 2);
         let pos = list[0].record().position;
         assert_eq!(
-            crate::position::fen_of(&pos),
+            crate::chess::position::fen_of(&pos),
             "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2"
         );
     }

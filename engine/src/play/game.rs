@@ -3,23 +3,21 @@
 //! (resign, draw, maximum length) and the budget of every search.
 //!
 //! The game is engine-agnostic: [`play_out`] asks a move chooser for every
-//! move (the labeler lets one [`Player`] play both sides, the match runner
+//! move (the labeler lets one [`crate::play::player::Player`] play both sides, the match runner
 //! dispatches to two players with clocks) and judges the game after each
 //! move. Invariants: the [`GameRecord`] only ever holds legal moves, and
 //! its keys are the keys of every position of the game, so repetition is
 //! judged on this game's positions only (moves that led to the start
 //! position are unknown unless they are part of the record).
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use shakmaty::{Chess, Color, Move, Position};
 
-use crate::labeled::GameResult;
-use crate::player::{Choice, Player, PlayerError};
-use crate::position::{color_sign, key, key_after};
+use crate::chess::position::{color_sign, key, key_after};
+use crate::formats::labeled::GameResult;
 use crate::search::SearchLimits;
-use crate::timeman::Clock;
+use crate::search::timeman::Clock;
 
 /// A position reached this many times is a draw.
 const REPETITION_DRAW_COUNT: usize = 3;
@@ -243,15 +241,13 @@ pub struct GameOutcome {
     pub plies: u32,
 }
 
-/// Why a game produced no outcome.
-#[derive(Debug, thiserror::Error)]
-pub enum GameError {
-    /// The run is being interrupted; the game is abandoned, not failed.
-    #[error("interrupted")]
-    Interrupted,
-    /// The player failed (engine crash, hang, illegal move, …).
-    #[error(transparent)]
-    Player(#[from] PlayerError),
+/// A move chosen by a player.
+#[derive(Clone, Debug)]
+pub struct Choice {
+    /// The move to play (legal in the current position).
+    pub best_move: Move,
+    /// The search score, side to move's view, when the player reports one.
+    pub score: Option<i32>,
 }
 
 /// A game in progress, as players see it.
@@ -441,31 +437,4 @@ pub fn play_out<E>(
             });
         }
     }
-}
-
-/// Plays a game from `start` with `player` on both sides, every search under
-/// `rules.budget`. The player's `new_game` is called first, so every game
-/// starts with fresh tables.
-///
-/// # Errors
-/// [`GameError::Interrupted`] when `interrupt` is set during the game,
-/// [`GameError::Player`] when the player fails.
-pub fn play_game(
-    player: &mut dyn Player,
-    start: &Chess,
-    rules: &GameRules,
-    interrupt: &AtomicBool,
-) -> Result<GameOutcome, GameError> {
-    if let Some(outcome) = decided_outcome(start) {
-        return Ok(outcome);
-    }
-    let mut game = GameRecord::new(start.clone());
-    player.new_game()?;
-    play_out(&mut game, rules, |game| {
-        let choice = player.choose_move(game, rules.budget);
-        if interrupt.load(Ordering::Relaxed) {
-            return Err(GameError::Interrupted);
-        }
-        Ok(choice?)
-    })
 }

@@ -1,68 +1,14 @@
-//! Perft: counting the leaf nodes of the legal move tree, the standard check
-//! of move generation, and the EPD perft-suite format (`FEN ;D1 20 ;D2 400`).
-//!
-//! Invariant: `perft(pos, 0) == 1` and `perft(pos, d)` is the sum over the
-//! legal moves of `perft(child, d - 1)`; the divide sums to the total.
+//! The EPD perft-suite format (`FEN ;D1 20 ;D2 400`): positions with their
+//! expected node counts at each depth, for checking move generation with
+//! [`crate::chess::perft`].
 
 use std::path::Path;
 
-use shakmaty::{CastlingMode, Chess, FromSetup, Move, Position, PositionError};
+use shakmaty::Chess;
 use thiserror::Error;
 
-use crate::position::{PositionParseError, parse_fen};
-
-/// Number of leaf nodes `depth` plies below `pos`.
-pub fn perft(pos: &Chess, depth: u32) -> u64 {
-    if depth == 0 {
-        return 1;
-    }
-    let moves = pos.legal_moves();
-    if depth == 1 {
-        return moves.len() as u64;
-    }
-    moves
-        .iter()
-        .map(|&m| {
-            let mut child = pos.clone();
-            child.play_unchecked(m);
-            perft(&child, depth - 1)
-        })
-        .sum()
-}
-
-/// Perft of each legal move's subtree (`depth ≥ 1`), in move generation
-/// order.
-pub fn divide(pos: &Chess, depth: u32) -> Vec<(Move, u64)> {
-    pos.legal_moves()
-        .iter()
-        .map(|&m| {
-            let mut child = pos.clone();
-            child.play_unchecked(m);
-            (m, perft(&child, depth.saturating_sub(1)))
-        })
-        .collect()
-}
-
-/// Parses a perft position. Perft suites include positions that cannot
-/// arise in a game but have a well-defined move tree (e.g. a king checked by
-/// two bishops on one diagonal), so an "impossible check" is accepted here.
-///
-/// # Errors
-/// As [`parse_fen`] for every other defect.
-pub fn parse_perft_position(fen: &str) -> Result<Chess, PositionParseError> {
-    parse_fen(fen).or_else(|err| {
-        let setup = fen
-            .trim()
-            .parse::<shakmaty::fen::Fen>()
-            .map_err(|_| err.clone())?
-            .into_setup();
-        Chess::from_setup(setup, CastlingMode::Standard)
-            .or_else(PositionError::ignore_invalid_ep_square)
-            .or_else(PositionError::ignore_invalid_castling_rights)
-            .or_else(PositionError::ignore_impossible_check)
-            .map_err(|_| err)
-    })
-}
+use crate::chess::perft::parse_perft_position;
+use crate::chess::position::PositionParseError;
 
 /// One line of a perft suite: a position and its expected node counts.
 #[derive(Clone, Debug)]
@@ -171,8 +117,11 @@ mod tests {
         .unwrap();
         assert_eq!(suite.len(), 1);
         assert_eq!(suite[0].expected, vec![(1, 20), (2, 400)]);
-        assert_eq!(perft(&suite[0].position, 3), 8902);
-        let d: u64 = divide(&suite[0].position, 3).iter().map(|(_, n)| n).sum();
+        assert_eq!(crate::chess::perft::perft(&suite[0].position, 3), 8902);
+        let d: u64 = crate::chess::perft::divide(&suite[0].position, 3)
+            .iter()
+            .map(|(_, n)| n)
+            .sum();
         assert_eq!(d, 8902);
     }
 }

@@ -8,7 +8,7 @@
 //! The engine's standard output is read by a helper thread that forwards
 //! lines over a channel; waiting on the channel with a deadline is the hang
 //! detection (a child that closes its output is a crash). The engine only
-//! chooses moves: the game's end is judged by [`crate::game`]. Searches
+//! chooses moves: the game's end is judged by [`crate::play::game`]. Searches
 //! under a clock or a movetime may take that long on top of the timeout.
 
 use std::io::{BufRead, BufReader, Write};
@@ -18,9 +18,10 @@ use std::time::{Duration, Instant};
 
 use shakmaty::Position;
 
-use crate::game::{GameRecord, SearchBudget};
-use crate::player::{Choice, Player, PlayerError};
-use crate::position::{fen_of, uci_of};
+use crate::chess::position::{fen_of, uci_of};
+use crate::play::game::Choice;
+use crate::play::game::{GameRecord, SearchBudget};
+use crate::play::player::{Player, PlayerError};
 use crate::search::MATE_SCORE;
 
 /// Sent before every `ucinewgame` and `position`: an engine may print

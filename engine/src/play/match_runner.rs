@@ -1,7 +1,7 @@
 //! An engine match: games between two players (the built-in engine with
 //! some parameters, or an external UCI engine), each opening played once with
 //! each colour, several games at once, with live statistics and an optional
-//! SPRT that stops the match early (formulas in [`crate::elo`]).
+//! SPRT that stops the match early (formulas in [`crate::play::elo`]).
 //!
 //! Game `i` (0-based) uses the opening of pair `i / 2`; player A has White in
 //! even games and Black in odd ones. Each worker thread owns its own two
@@ -26,16 +26,17 @@ use std::time::{Duration, Instant};
 
 use shakmaty::{Color, Position};
 
-use crate::elo::{Record, Sprt, SprtDecision};
 use crate::eval::Params;
-use crate::game::{
+use crate::formats::labeled::GameResult;
+use crate::formats::pgn_record::PgnGame;
+use crate::play::elo::{Record, Sprt, SprtDecision};
+use crate::play::game::Choice;
+use crate::play::game::{
     DrawRule, GameClocks, GameOutcome, GameRules, ResignRule, SearchBudget, Termination, play_out,
 };
-use crate::labeled::GameResult;
-use crate::openings::{Opening, OpeningSource};
-use crate::pgn_record::PgnGame;
-use crate::player::{Choice, InProcessPlayer, Player, PlayerError};
-use crate::uci_client::{EngineSpec, UciPlayer};
+use crate::play::openings::{Opening, OpeningSource};
+use crate::play::player::{InProcessPlayer, Player, PlayerError};
+use crate::play::uci_client::{EngineSpec, UciPlayer};
 
 /// Games per opening: one with each colour.
 pub const GAMES_PER_PAIR: usize = 2;

@@ -1,25 +1,18 @@
 //! Who chooses the moves: the [`Player`] interface of the game loop and its
 //! in-process implementation, the engine library's [`Searcher`] (one search
 //! thread, fresh tables for every game). The external implementation is
-//! [`crate::uci_client::UciPlayer`].
+//! [`crate::play::uci_client::UciPlayer`].
 
 use std::sync::Arc;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 
-use shakmaty::{Move, Position};
+use shakmaty::{Chess, Position};
 
 use crate::eval::Params;
-use crate::game::{GameRecord, SearchBudget};
+use crate::play::game::{
+    Choice, GameOutcome, GameRecord, GameRules, SearchBudget, decided_outcome, play_out,
+};
 use crate::search::Searcher;
-
-/// A move chosen by a player.
-#[derive(Clone, Debug)]
-pub struct Choice {
-    /// The move to play (legal in the current position).
-    pub best_move: Move,
-    /// The search score, side to move's view, when the player reports one.
-    pub score: Option<i32>,
-}
 
 /// Why a player could not provide a move.
 #[derive(Debug, thiserror::Error)]
@@ -105,4 +98,42 @@ impl Player for InProcessPlayer {
             score: Some(result.score),
         })
     }
+}
+
+/// Why a game produced no outcome.
+#[derive(Debug, thiserror::Error)]
+pub enum GameError {
+    /// The run is being interrupted; the game is abandoned, not failed.
+    #[error("interrupted")]
+    Interrupted,
+    /// The player failed (engine crash, hang, illegal move, …).
+    #[error(transparent)]
+    Player(#[from] PlayerError),
+}
+
+/// Plays a game from `start` with `player` on both sides, every search under
+/// `rules.budget`. The player's `new_game` is called first, so every game
+/// starts with fresh tables.
+///
+/// # Errors
+/// [`GameError::Interrupted`] when `interrupt` is set during the game,
+/// [`GameError::Player`] when the player fails.
+pub fn play_game(
+    player: &mut dyn Player,
+    start: &Chess,
+    rules: &GameRules,
+    interrupt: &AtomicBool,
+) -> Result<GameOutcome, GameError> {
+    if let Some(outcome) = decided_outcome(start) {
+        return Ok(outcome);
+    }
+    let mut game = GameRecord::new(start.clone());
+    player.new_game()?;
+    play_out(&mut game, rules, |game| {
+        let choice = player.choose_move(game, rules.budget);
+        if interrupt.load(Ordering::Relaxed) {
+            return Err(GameError::Interrupted);
+        }
+        Ok(choice?)
+    })
 }

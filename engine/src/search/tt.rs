@@ -17,13 +17,12 @@ use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
 
 use shakmaty::Move;
 
+use super::score::MATE_BOUND;
+
 /// Entries per bucket: a probe looks at all of them.
 pub const BUCKET_SIZE: usize = 4;
 /// Size of one entry in bytes (two `u64`).
 const ENTRY_BYTES: usize = 16;
-/// Scores at or beyond this magnitude are mate scores whose ply distance
-/// must be adjusted when stored (kept equal to the search's bound).
-pub const MATE_BOUND: i32 = crate::search::MATE_SCORE - crate::search::MAX_PLY as i32;
 /// Generations cycle through 6 bits.
 const GENERATION_MASK: u8 = 0x3f;
 /// How many depth units one generation of age costs an entry when choosing
@@ -317,7 +316,7 @@ mod tests {
     #[test]
     fn mate_scores_are_ply_adjusted() {
         let tt = TranspositionTable::new(1);
-        let mate_in_3_from_root = crate::search::MATE_SCORE - 5;
+        let mate_in_3_from_root = crate::search::score::MATE_SCORE - 5;
         tt.store(42, 2, 0, mate_in_3_from_root, 0, 3, Bound::Exact);
         // Same node reached at ply 4: the mate is two plies further away.
         assert_eq!(tt.probe(42, 4).unwrap().score, mate_in_3_from_root - 2);

@@ -3,7 +3,7 @@
 //! A Polyglot `.bin` book is a flat array of 16-byte big-endian entries
 //! `(key: u64, move: u16, weight: u16, learn: u32)` sorted by key (and, by
 //! convention, by weight descending within a key), where the key is the
-//! position's Polyglot Zobrist hash ([`crate::position::key`]). Moves are
+//! position's Polyglot Zobrist hash ([`crate::chess::position::key`]). Moves are
 //! encoded as `to` square in bits 0–5, `from` square in bits 6–11 (square
 //! index = rank × 8 + file, a1 = 0) and the promotion piece in bits 12–14
 //! (1 knight, 2 bishop, 3 rook, 4 queen); castling is written as the king
@@ -15,7 +15,7 @@
 //! [`PolyglotBook::open`] validates the whole file up front: a size that is
 //! not a multiple of 16 or keys out of order are typed [`BookError`]s, never a
 //! panic or a silently wrong lookup. [`write_book`] sorts and writes
-//! atomically through [`crate::atomic_file`].
+//! atomically through [`crate::formats::atomic_file`].
 
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
@@ -24,7 +24,7 @@ use rand::Rng;
 use shakmaty::{Chess, Move, Position, Role, Square};
 use thiserror::Error;
 
-use crate::atomic_file::{AtomicFile, AtomicFileError};
+use crate::formats::atomic_file::{AtomicFile, AtomicFileError};
 
 /// Size in bytes of one book entry.
 pub const ENTRY_SIZE: usize = 16;
@@ -151,7 +151,7 @@ fn from_to(from: Square, to: Square) -> u16 {
 /// ```
 /// use shakmaty::{Move, Role, Square};
 /// let castle = Move::Castle { king: Square::E1, rook: Square::H1 };
-/// assert_eq!(engine::book::encode_move(&castle), Some(0x0107));
+/// assert_eq!(engine::formats::book::encode_move(&castle), Some(0x0107));
 /// ```
 pub fn encode_move(m: &Move) -> Option<u16> {
     match *m {
@@ -279,7 +279,7 @@ impl PolyglotBook {
     /// weights, in file order (heaviest first in a well-formed book); a
     /// move listed twice is reported once, with its first weight.
     pub fn moves(&self, pos: &Chess) -> Vec<(Move, u16)> {
-        let entries = self.entries_for(crate::position::key(pos));
+        let entries = self.entries_for(crate::chess::position::key(pos));
         if entries.is_empty() {
             return Vec::new();
         }
@@ -376,7 +376,7 @@ fn write_sorted(path: &Path, entries: &[BookEntry]) -> Result<(), BookError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::position::{key, parse_fen, play_uci, uci_of};
+    use crate::chess::position::{key, parse_fen, play_uci, uci_of};
     use rand::SeedableRng;
 
     fn entry(key: u64, raw_move: u16, weight: u16) -> BookEntry {

@@ -15,7 +15,17 @@ use shakmaty::attacks::{
 };
 use shakmaty::{Bitboard, Board, Chess, Color, Move, MoveList, Position, Rank, Role, Square};
 
-use crate::movepick::attackers_to;
+/// Squares holding pieces (of both colours) that attack `sq` given the
+/// occupancy `occupied`.
+pub fn attackers_to(pos: &Chess, sq: Square, occupied: Bitboard) -> Bitboard {
+    let b = pos.board();
+    (rook_attacks(sq, occupied) & b.rooks_and_queens())
+        | (bishop_attacks(sq, occupied) & b.bishops_and_queens())
+        | (knight_attacks(sq) & b.knights())
+        | (king_attacks(sq) & b.kings())
+        | (pawn_attacks(Color::White, sq) & b.pawns() & b.black())
+        | (pawn_attacks(Color::Black, sq) & b.pawns() & b.white())
+}
 
 /// Pieces of `owners` that are the only piece between `king` and one of the
 /// sliders of `sliders_of` lined up with it: the pinned pieces when the

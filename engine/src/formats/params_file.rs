@@ -14,10 +14,10 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use super::schema::{BLOCKS, Layout};
-use super::{DEFAULT_PARAMS, Params};
-
-const ROLE_LABELS: [&str; 6] = ["pawn", "knight", "bishop", "rook", "queen", "king"];
+#[cfg(doc)]
+use crate::eval::schema::Layout;
+use crate::eval::schema::{BLOCKS, element_label, scalar_names};
+use crate::eval::{DEFAULT_PARAMS, Params};
 
 /// Errors reading a params file.
 #[derive(Debug, Error)]
@@ -97,40 +97,6 @@ impl LoadedParams {
         }
         out
     }
-}
-
-/// The label of element `i` of a block with the given layout (empty for
-/// scalars).
-pub fn element_label(layout: Layout, i: usize) -> String {
-    match layout {
-        Layout::Scalar => String::new(),
-        Layout::List => format!("[{i}]"),
-        Layout::Role => format!("[{}]", ROLE_LABELS[i]),
-        Layout::Board => {
-            let file = (b'a' + (i % 8) as u8) as char;
-            format!("[{file}{}]", i / 8 + 1)
-        }
-    }
-}
-
-/// The name of scalar parameter `i` in the params file.
-pub fn scalar_name(i: usize) -> String {
-    let entry = i / 2;
-    let phase = if i.is_multiple_of(2) { "mg" } else { "eg" };
-    let b = BLOCKS
-        .iter()
-        .find(|b| entry >= b.block.start && entry < b.block.start + b.block.len)
-        .expect("every entry belongs to a block");
-    format!(
-        "{}{}.{phase}",
-        b.name,
-        element_label(b.layout, entry - b.block.start)
-    )
-}
-
-/// Every scalar name, in index order.
-pub fn scalar_names() -> Vec<String> {
-    (0..Params::NUM_SCALARS).map(scalar_name).collect()
 }
 
 /// Writes `params` in the text format, with a comment header and a comment
@@ -260,7 +226,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            loaded.params.entries[super::super::schema::blocks::material.at(1)].mg,
+            loaded.params.entries[crate::eval::schema::blocks::material.at(1)].mg,
             300
         );
         assert_eq!(loaded.unknown, vec!["no_such.mg".to_string()]);

@@ -9,11 +9,12 @@
 //! "gravity" update, which also makes the maluses of tried quiet moves decay.
 
 use arrayvec::ArrayVec;
-use shakmaty::attacks::{bishop_attacks, king_attacks, knight_attacks, pawn_attacks, rook_attacks};
-use shakmaty::{Bitboard, Chess, Color, Move, MoveList, Position, Role, Square};
+use shakmaty::attacks::{bishop_attacks, rook_attacks};
+use shakmaty::{Chess, Color, Move, MoveList, Position, Role, Square};
 
-use crate::search::MAX_PLY;
-use crate::tt::encode_move;
+use super::score::MAX_PLY;
+use super::tt::encode_move;
+use crate::chess::movegen::attackers_to;
 
 /// Piece values used for exchange evaluation and MVV/LVA ordering.
 pub const fn see_value(role: Role) -> i32 {
@@ -49,18 +50,6 @@ const SCORE_UNDERPROMOTION: i32 = -(1 << 29);
 pub fn mvv_lva(m: Move) -> i32 {
     let victim = m.capture().map_or(0, see_value) + m.promotion().map_or(0, see_value);
     victim * 8 - m.role() as i32
-}
-
-/// Squares holding pieces (of both colours) that attack `sq` given the
-/// occupancy `occupied`.
-pub(crate) fn attackers_to(pos: &Chess, sq: Square, occupied: Bitboard) -> Bitboard {
-    let b = pos.board();
-    (rook_attacks(sq, occupied) & b.rooks_and_queens())
-        | (bishop_attacks(sq, occupied) & b.bishops_and_queens())
-        | (knight_attacks(sq) & b.knights())
-        | (king_attacks(sq) & b.kings())
-        | (pawn_attacks(Color::White, sq) & b.pawns() & b.black())
-        | (pawn_attacks(Color::Black, sq) & b.pawns() & b.white())
 }
 
 /// Static exchange evaluation: does playing `m` win at least `threshold`
@@ -549,7 +538,7 @@ impl<'a> MovePicker<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::position::{parse_fen, play_uci};
+    use crate::chess::position::{parse_fen, play_uci};
 
     fn see(fen: &str, uci: &str, threshold: i32) -> bool {
         let pos = parse_fen(fen).unwrap();

@@ -62,8 +62,8 @@ pub enum PositionParseError {
 ///
 /// # Examples
 /// ```
-/// let pos = engine::position::parse_fen("8/8/8/8/8/8/8/K1k5 w - -").unwrap();
-/// assert_eq!(engine::position::fen_of(&pos), "8/8/8/8/8/8/8/K1k5 w - - 0 1");
+/// let pos = engine::chess::position::parse_fen("8/8/8/8/8/8/8/K1k5 w - -").unwrap();
+/// assert_eq!(engine::chess::position::fen_of(&pos), "8/8/8/8/8/8/8/K1k5 w - - 0 1");
 /// ```
 pub fn parse_fen(text: &str) -> Result<Chess, PositionParseError> {
     let text = text.trim();
@@ -119,7 +119,7 @@ pub fn append_epd_board(pos: &Chess, out: &mut Vec<u8>) {
 /// # Examples
 /// ```
 /// let start = shakmaty::Chess::default();
-/// assert_eq!(engine::position::key(&start), 0x463b96181691fc9c);
+/// assert_eq!(engine::chess::position::key(&start), 0x463b96181691fc9c);
 /// ```
 pub fn key(pos: &Chess) -> u64 {
     pos.zobrist_hash::<Zobrist64>(KEY_EP_MODE).0

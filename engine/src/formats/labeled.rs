@@ -30,7 +30,9 @@ use shakmaty::fen::Fen;
 use shakmaty::{ByColor, CastlingSide, Chess, Color, Move, Position};
 use thiserror::Error;
 
-use crate::position::{PositionParseError, append_epd_board, parse_fen, position_from_setup};
+use crate::chess::position::{
+    PositionParseError, append_epd_board, parse_fen, position_from_setup,
+};
 
 /// A finished game's outcome.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

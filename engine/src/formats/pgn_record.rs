@@ -3,8 +3,8 @@
 //! the standard position, `PlyCount`, the moves in SAN with move numbers,
 //! an optional final comment, and the result token.
 //!
-//! Invariant: the moves are legal from the start position (they come from a
-//! [`crate::game::GameRecord`]), so the SAN is always well-formed; comment
+//! Invariant: the moves are legal from the start position (callers pass the
+//! moves of a played game), so the SAN is always well-formed; comment
 //! text is sanitised so that it cannot close the comment early.
 
 use std::fmt::Write as _;
@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 use shakmaty::san::SanPlus;
 use shakmaty::{Chess, Color, Move, Position};
 
-use crate::position::fen_of;
+use crate::chess::position::fen_of;
 
 /// The tags every PGN game carries, in the order they are written.
 const SEVEN_TAG_ROSTER: [&str; 7] = ["Event", "Site", "Date", "Round", "White", "Black", "Result"];
@@ -111,7 +111,7 @@ impl PgnGame<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::position::{parse_fen, play_uci};
+    use crate::chess::position::{parse_fen, play_uci};
 
     #[test]
     fn writes_tags_numbers_and_setup() {

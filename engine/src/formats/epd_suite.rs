@@ -11,7 +11,7 @@ use shakmaty::san::SanPlus;
 use shakmaty::{Chess, Move};
 use thiserror::Error;
 
-use crate::position::{PositionParseError, parse_fen};
+use crate::chess::position::{PositionParseError, parse_fen};
 
 /// One test position.
 #[derive(Clone, Debug)]
@@ -147,7 +147,7 @@ pub fn read_suite(path: &Path) -> Result<Vec<EpdTest>, EpdError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::position::play_uci;
+    use crate::chess::position::play_uci;
 
     #[test]
     fn parses_wac_line() {

@@ -21,26 +21,17 @@ use std::time::Duration;
 
 use shakmaty::{Chess, Color, Move, Position, Role};
 
-use crate::eval::{PackedParams, Params, evaluate_packed};
-use crate::movegen::{CheckInfo, tactical_moves};
-use crate::movepick::{
+use super::movepick::{
     MoveClass, MoveContext, MovePicker, OrderingTables, QuietContext, history_bonus, is_quiet,
     see_ge, see_value,
 };
-use crate::position::{key, key_after};
-use crate::timeman::{Clock, DEFAULT_MOVE_OVERHEAD, Deadline, TimeBudget};
-use crate::tt::{Bound, TranspositionTable, TtAllocError, encode_move};
+use super::score::{DRAW_SCORE, INFINITY, MATE_BOUND, MATE_SCORE, MAX_PLY, mate_in_moves};
+use super::timeman::{Clock, DEFAULT_MOVE_OVERHEAD, Deadline, TimeBudget};
+use super::tt::{Bound, TranspositionTable, TtAllocError, encode_move};
+use crate::chess::movegen::{CheckInfo, tactical_moves};
+use crate::chess::position::{key, key_after};
+use crate::eval::{PackedParams, Params, evaluate_packed};
 
-/// Deepest ply the search ever reaches (main search plus quiescence).
-pub const MAX_PLY: usize = 128;
-/// Score of delivering mate now; mate in `n` plies scores `MATE_SCORE - n`.
-pub const MATE_SCORE: i32 = 32_000;
-/// Scores at or beyond this magnitude are mate scores.
-pub const MATE_BOUND: i32 = MATE_SCORE - MAX_PLY as i32;
-/// Larger than any score.
-pub const INFINITY: i32 = MATE_SCORE + 1;
-/// Score of a drawn position.
-pub const DRAW_SCORE: i32 = 0;
 /// Stored as static evaluation when the side to move is in check.
 const EVAL_NONE: i32 = -INFINITY;
 
@@ -211,20 +202,6 @@ pub struct SearchResult {
     pub seldepth: u32,
     /// Nodes searched (all threads).
     pub nodes: u64,
-}
-
-/// For a mate score, the number of moves to mate: positive when the side to
-/// move mates, negative when it is mated (`-0` does not exist: being mated
-/// now is `Some(0)` only for the score `-MATE_SCORE`). `None` for other
-/// scores.
-pub fn mate_in_moves(score: i32) -> Option<i32> {
-    if score >= MATE_BOUND {
-        Some((MATE_SCORE - score + 1) / 2)
-    } else if score <= -MATE_BOUND {
-        Some(-(MATE_SCORE + score) / 2)
-    } else {
-        None
-    }
 }
 
 /// Per-ply search state.
@@ -597,7 +574,7 @@ impl Worker {
                     + depth / NMP_DEPTH_DIVISOR
                     + ((eval - beta) / NMP_EVAL_DIVISOR).min(NMP_MAX_EVAL_REDUCTION);
                 self.stack[ply].current_move = None;
-                self.keys.push(crate::position::key(&null_pos));
+                self.keys.push(crate::chess::position::key(&null_pos));
                 let v = -self.negamax(
                     shared,
                     &null_pos,
@@ -1287,7 +1264,7 @@ impl Searcher {
     }
 
     /// Searches `pos` under `limits`. `history_keys` are the keys
-    /// ([`crate::position::key`]) of the game's earlier positions, oldest
+    /// ([`crate::chess::position::key`]) of the game's earlier positions, oldest
     /// first, `pos` excluded (for repetition detection; may be empty).
     /// `on_info` is called after each iteration (and aspiration failure).
     pub fn search(
@@ -1449,7 +1426,7 @@ mod tests {
 
     #[test]
     fn score_within_agrees_with_the_search_on_clear_cases() {
-        use crate::position::parse_fen;
+        use crate::chess::position::parse_fen;
         let fens = [
             // Start position: about equal.
             "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",

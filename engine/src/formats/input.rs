@@ -209,7 +209,7 @@ impl Read for Input {
 /// let path = dir.path().join("games.pgn");
 /// std::fs::write(&path, "1. e4 e5 *\n").unwrap();
 /// let mut text = String::new();
-/// engine::input::open_input(&path).unwrap().read_to_string(&mut text).unwrap();
+/// engine::formats::input::open_input(&path).unwrap().read_to_string(&mut text).unwrap();
 /// assert_eq!(text, "1. e4 e5 *\n");
 /// ```
 pub fn open_input(path: &Path) -> Result<Input, InputError> {

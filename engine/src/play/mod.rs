@@ -1,0 +1,12 @@
+//! Playing games: the arbiter of one game ([`game`]), who chooses the moves
+//! ([`player`]: the in-process searcher, or any UCI engine through
+//! [`uci_client`]), opening sources ([`openings`]), engine matches
+//! ([`match_runner`]) and their statistics ([`elo`]). Uses the core and the
+//! formats, never the reverse.
+
+pub mod elo;
+pub mod game;
+pub mod match_runner;
+pub mod openings;
+pub mod player;
+pub mod uci_client;
