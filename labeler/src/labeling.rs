@@ -10,8 +10,7 @@
 //! the on-disk order of events are described in [`crate::resume`].
 
 use std::collections::BTreeMap;
-use std::fs::File;
-use std::io::{BufReader, BufWriter, Write};
+use std::io::{BufReader, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, SyncSender, channel, sync_channel};
@@ -20,13 +19,14 @@ use std::sync::{Arc, Condvar, Mutex};
 use anyhow::{Context, Result};
 use engine::chess::position::fen_of;
 use engine::eval::Params;
+use engine::formats::atomic_file::{AtomicFile, check_outputs};
 use engine::formats::input::open_input;
 use engine::formats::labeled::{LabeledPosition, LabeledReader, RecordError};
 use shakmaty::{Chess, Position};
 
 use crate::interrupt::Interrupt;
 use crate::progress::ProgressDisplay;
-use crate::resume::{FailedJob, RunIdentity, open_output};
+use crate::resume::{FailedJob, RunIdentity, open_output, sidecar_path};
 use crate::shard::{Shard, tag_line};
 use crate::summary::RunStats;
 use engine::play::game::{GameOutcome, GameRecord, GameRules, SearchBudget, decided_outcome};
@@ -367,12 +367,14 @@ fn work(
 /// On I/O errors, unreadable inputs, or an output that belongs to another
 /// command.
 pub fn run(settings: &LabelSettings, interrupt: &Arc<Interrupt>) -> Result<(RunStats, bool)> {
+    let mut outputs = vec![settings.output.clone(), sidecar_path(&settings.output)];
+    outputs.extend(settings.rejects.clone());
+    check_outputs(&outputs, &settings.inputs)?;
     let identity = settings.identity()?;
     let mut resumed = open_output(&settings.output, &identity, settings.overwrite)?;
+    // The rejects of this run, complete when it ends (also by Ctrl-C).
     let mut rejects = match &settings.rejects {
-        Some(path) => Some(BufWriter::new(
-            File::create(path).with_context(|| format!("creating {}", path.display()))?,
-        )),
+        Some(path) => Some(AtomicFile::create(path)?),
         None => None,
     };
     let mut stats = RunStats {
@@ -484,8 +486,8 @@ pub fn run(settings: &LabelSettings, interrupt: &Arc<Interrupt>) -> Result<(RunS
         result
     })?;
     resumed.output.flush().context("flushing the output")?;
-    if let Some(out) = rejects.as_mut() {
-        out.flush().context("writing the rejects file")?;
+    if let Some(out) = rejects {
+        out.commit()?;
     }
     let elapsed = progress.finish();
     if let Some(error) = fatal {

@@ -15,7 +15,7 @@ use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use engine::formats::atomic_file::AtomicFile;
+use engine::formats::atomic_file::{AtomicFile, check_outputs};
 
 use crate::shard::untag_line;
 
@@ -132,6 +132,7 @@ pub struct MergeSummary {
 /// # Errors
 /// On unreadable or foreign inputs, duplicated records, or write errors.
 pub fn merge(inputs: &[PathBuf], output: &Path) -> Result<MergeSummary> {
+    check_outputs(&[output], inputs)?;
     let mut runs = Vec::new();
     for path in inputs {
         runs.extend(find_runs(path)?);

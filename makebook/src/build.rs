@@ -16,6 +16,7 @@ use std::sync::mpsc::sync_channel;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
+use engine::formats::atomic_file::check_outputs;
 use engine::formats::book::write_book;
 use engine::formats::input::{ByteCounter, Input, open_input};
 use indicatif::{ProgressBar, ProgressStyle};
@@ -336,6 +337,7 @@ fn read_collections(
 /// written, each named in the error.
 pub fn build(options: &BuildOptions) -> Result<BuildReport> {
     let started = Instant::now();
+    check_outputs(&[&options.output], &options.inputs)?;
     let mut inputs = open_all(&options.inputs)?;
     let total: Option<u64> = inputs.iter().map(|i| i.total_bytes()).sum();
     let bar = progress_bar(total);
@@ -394,8 +396,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
 
     check_interrupt()?;
     bar.set_message("writing");
-    write_book(&options.output, &entries)
-        .with_context(|| format!("writing the book {}", options.output.display()))?;
+    write_book(&options.output, &entries)?;
     bar.finish_and_clear();
     report.elapsed = started.elapsed();
     Ok(report)

@@ -18,10 +18,11 @@ mod inspect;
 mod pgn_scan;
 mod weighting;
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
 use shakmaty::Color;
 
@@ -200,8 +201,16 @@ fn run_build(args: BuildArgs) -> Result<()> {
         verbose: args.verbose,
     };
     let report = build(&options)?;
-    print!("{}", summary(&options, &report));
-    Ok(())
+    write_stdout(&summary(&options, &report))
+}
+
+/// Writes `text` to standard output; a full disk or a closed pipe is an
+/// error, not a panic.
+fn write_stdout(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .context("cannot write to standard output")
 }
 
 fn run(cli: Cli) -> Result<()> {
@@ -211,29 +220,37 @@ fn run(cli: Cli) -> Result<()> {
         Some(Command::Dump(args)) => {
             if args.all {
                 let book = inspect::open_book(&args.book)?;
-                let stdout = std::io::stdout();
-                let mut out = std::io::BufWriter::new(stdout.lock());
-                inspect::dump_all(&book, &mut out)?;
-                std::io::Write::flush(&mut out)?;
+                let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+                inspect::dump_all(&book, &mut out)
+                    .and_then(|()| out.flush())
+                    .context("cannot write to standard output")
             } else {
-                print!(
-                    "{}",
-                    inspect::dump(&args.book, args.fen.as_deref(), &args.moves)?
-                );
+                write_stdout(&inspect::dump(
+                    &args.book,
+                    args.fen.as_deref(),
+                    &args.moves,
+                )?)
             }
-            Ok(())
         }
-        Some(Command::Stats(args)) => {
-            print!("{}", inspect::stats(&args.book)?);
-            Ok(())
-        }
+        Some(Command::Stats(args)) => write_stdout(&inspect::stats(&args.book)?),
     }
+}
+
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader of standard output has gone (e.g. `| head`): stop
+        // quietly, as a program killed by SIGPIPE would.
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("makebook: error: {e:#}");
             ExitCode::FAILURE

@@ -18,6 +18,7 @@ mod sampling;
 mod san_move;
 mod stats;
 
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -25,6 +26,7 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::Parser;
+use engine::formats::atomic_file::check_outputs;
 use engine::formats::input::open_input;
 
 use crate::cli::Cli;
@@ -36,6 +38,10 @@ const EXIT_INTERRUPTED: u8 = 130;
 
 fn run(cli: &Cli, interrupted: &AtomicBool) -> Result<()> {
     let settings = cli.settings()?;
+    // Standard output (no -o) too: `pgnselect a.pgn >> a.pgn` would read
+    // its own output.
+    let output = cli.output.as_deref().unwrap_or(Path::new("-"));
+    check_outputs(&[output], &cli.inputs)?;
     let mut inputs = Vec::with_capacity(cli.inputs.len());
     for path in &cli.inputs {
         inputs.push(open_input(path).context("cannot read the input")?);

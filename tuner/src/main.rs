@@ -4,6 +4,7 @@
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
@@ -11,7 +12,7 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail, ensure};
 use clap::Parser;
 use engine::eval::{BLOCKS, Group, Params, codegen};
-use engine::formats::atomic_file::AtomicFile;
+use engine::formats::atomic_file::{AtomicFile, check_outputs};
 use engine::formats::params_file;
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
@@ -23,6 +24,23 @@ use tuner::objective::{self, Objective, ObjectiveKind};
 use tuner::optimizer::{Optimizer, OptimizerKind};
 use tuner::report::{self, EpochRow};
 use tuner::trace_set::TraceSet;
+
+/// `println!` to standard output that returns an error (a full disk, a
+/// closed pipe) instead of panicking.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        writeln!(std::io::stdout().lock(), $($arg)*).context("cannot write to standard output")
+    };
+}
+
+/// `print!` to standard output, as [`say!`].
+macro_rules! say_raw {
+    ($($arg:tt)*) => {
+        write!(std::io::stdout().lock(), $($arg)*)
+            .and_then(|()| std::io::stdout().flush())
+            .context("cannot write to standard output")
+    };
+}
 
 /// Texel tuning of the engine's evaluation.
 ///
@@ -366,8 +384,46 @@ fn progress_bar(what: &str) -> indicatif::ProgressBar {
     bar
 }
 
-fn main() -> Result<()> {
-    let cli = Cli::parse();
+/// Every file the run may write, for [`check_outputs`].
+fn output_paths(cli: &Cli) -> Vec<PathBuf> {
+    let mut outputs = vec![
+        cli.output.clone(),
+        cli.plot
+            .clone()
+            .unwrap_or_else(|| with_extension(&cli.output, "svg")),
+        cli.checkpoint
+            .clone()
+            .unwrap_or_else(|| with_extension(&cli.output, "checkpoint")),
+    ];
+    if !cli.no_emit_rust {
+        outputs.push(cli.emit_rust.clone());
+    }
+    outputs.extend(cli.log.clone());
+    outputs
+}
+
+fn is_broken_pipe(error: &anyhow::Error) -> bool {
+    error.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        // The reader of standard output has gone (e.g. `| head`): stop
+        // quietly, as a program killed by SIGPIPE would.
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tuner: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
     if let Some(t) = cli.threads {
         ensure!(t > 0, "--threads must be at least 1");
         rayon::ThreadPoolBuilder::new()
@@ -378,7 +434,7 @@ fn main() -> Result<()> {
     if cli.defaults {
         let text = params_file::to_text(&Params::defaults(), &["compiled defaults".into()]);
         if cli.output.as_os_str() == "-" {
-            print!("{text}");
+            say_raw!("{text}")?;
         } else {
             write_atomically(&cli.output, &text)?;
             eprintln!("wrote the default parameters to {}", cli.output.display());
@@ -386,6 +442,13 @@ fn main() -> Result<()> {
         return Ok(());
     }
     ensure!(!cli.inputs.is_empty(), "no input files (see --help)");
+    let inputs = cli
+        .inputs
+        .iter()
+        .chain(&cli.validation_file)
+        .chain(&cli.init)
+        .collect::<Vec<_>>();
+    check_outputs(&output_paths(&cli), &inputs)?;
     ensure!(
         (0.0..=1.0).contains(&cli.lambda),
         "--lambda must be in [0, 1]"
@@ -432,8 +495,8 @@ fn main() -> Result<()> {
     if cli.epochs == 0 {
         let train = measure(&data.train, &initial, &objective);
         let val = measure(&data.validation, &initial, &objective);
-        println!("training loss {train:.9}");
-        println!("validation loss {val:.9}");
+        say!("training loss {train:.9}")?;
+        say!("validation loss {val:.9}")?;
         return Ok(());
     }
 
@@ -494,7 +557,7 @@ fn main() -> Result<()> {
     };
     let elapsed_before = state.history.last().map_or(0.0, |r| r.elapsed_s);
     for row in &state.history {
-        print_row(row);
+        print_row(row)?;
     }
     if cli.resume.is_none() {
         write_best(&cli, &data, &objective, &state)?;
@@ -572,7 +635,7 @@ fn main() -> Result<()> {
             positions_per_sec: n as f64 / secs.max(1e-9),
             elapsed_s: elapsed_before + tuning_start.elapsed().as_secs_f64(),
         };
-        print_row(&row);
+        print_row(&row)?;
         state.history.push(row);
         let improved = val < state.best_validation;
         if improved {
@@ -596,11 +659,15 @@ fn main() -> Result<()> {
     finish(&cli, &data, &objective, &state, &start_params)
 }
 
-fn print_row(r: &EpochRow) {
-    println!(
+fn print_row(r: &EpochRow) -> Result<()> {
+    say!(
         "epoch {:>5}  train {:.7}  validation {:.7}  {:>10.0} positions/s  {:>8.1}s",
-        r.epoch, r.train_loss, r.validation_loss, r.positions_per_sec, r.elapsed_s
-    );
+        r.epoch,
+        r.train_loss,
+        r.validation_loss,
+        r.positions_per_sec,
+        r.elapsed_s
+    )
 }
 
 fn provenance(cli: &Cli, data: &Data, objective: &Objective, state: &Checkpoint) -> Vec<String> {
@@ -694,32 +761,32 @@ fn finish(
     let best_f: Vec<f64> = best.to_scalars().iter().map(|&v| v as f64).collect();
     let start_f: Vec<f64> = start.to_scalars().iter().map(|&v| v as f64).collect();
     let first = &state.history[0];
-    println!("summary:");
-    println!(
+    say!("summary:")?;
+    say!(
         "  positions        {} training, {} validation",
         data.train.len(),
         data.validation.len()
-    );
-    println!("  K                {:.4}", objective.k);
-    println!(
+    )?;
+    say!("  K                {:.4}", objective.k)?;
+    say!(
         "  training loss    {:.7} -> {:.7} (rounded weights)",
         objective::mean_loss(&data.train, &start_f, objective),
         objective::mean_loss(&data.train, &best_f, objective)
-    );
+    )?;
     if !data.validation.is_empty() {
-        println!(
+        say!(
             "  validation loss  {:.7} -> {:.7} (rounded weights)",
             first.validation_loss,
             objective::mean_loss(&data.validation, &best_f, objective)
-        );
+        )?;
     }
-    println!("  best epoch       {} of {}", state.best_epoch, state.epoch);
-    println!("  plot             {}", plot.display());
-    println!("largest changes by group:");
-    print!(
+    say!("  best epoch       {} of {}", state.best_epoch, state.epoch)?;
+    say!("  plot             {}", plot.display())?;
+    say!("largest changes by group:")?;
+    say_raw!(
         "{}",
         report::largest_changes(&start.to_scalars(), &best.to_scalars(), 5)
-    );
+    )?;
     Ok(())
 }
 
@@ -736,7 +803,7 @@ fn validate_gradient(
         .iter()
         .max_by(|a, b| a.relative_error.total_cmp(&b.relative_error))
         .context("no parameters to check")?;
-    println!(
+    say!(
         "gradient check ({:?}): {} parameters on {} positions; worst relative error {:.3e} \
          ({}: analytic {:.6e}, numeric {:.6e})",
         objective.kind,
@@ -746,7 +813,7 @@ fn validate_gradient(
         engine::eval::schema::scalar_name(worst.param),
         worst.analytic,
         worst.numeric
-    );
+    )?;
     if worst.relative_error > gradient_check::TOLERANCE {
         bail!(
             "gradient mismatch: relative error {:.3e} above {:.0e}",
@@ -754,6 +821,6 @@ fn validate_gradient(
             gradient_check::TOLERANCE
         );
     }
-    println!("gradient check passed");
+    say!("gradient check passed")?;
     Ok(())
 }
