@@ -7,6 +7,7 @@
 //! collects them and [`GameTags::start`] turns them into the starting
 //! position and its ply number.
 
+use engine::chess::excerpt::excerpt;
 use engine::chess::position::parse_fen;
 use pgn_reader::RawTag;
 use shakmaty::{Chess, Color, Position};
@@ -95,7 +96,10 @@ impl GameTags {
         if let Some(variant) = &self.variant {
             let v = variant.to_ascii_lowercase();
             if !matches!(v.as_str(), "" | "standard" | "chess" | "from position") {
-                return Err(format!("variant {variant:?} is not standard chess"));
+                return Err(format!(
+                    "variant {:?} is not standard chess",
+                    excerpt(variant)
+                ));
             }
         }
         match &self.fen {

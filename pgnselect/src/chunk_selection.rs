@@ -12,6 +12,7 @@
 
 use std::cell::Cell;
 
+use engine::chess::excerpt::excerpt_bytes;
 use engine::chess::position::key;
 use engine::formats::labeled::LabeledPosition;
 use engine::formats::pgn_chunks::{GameChunk, TrackedSlice};
@@ -92,7 +93,7 @@ fn broken_tag_line(game: &[u8]) -> Option<(usize, String)> {
         let well_formed =
             name_len > 0 && rest.len() >= 3 && rest.starts_with(b"\"") && rest.ends_with(b"\"]");
         if !well_formed {
-            let shown = String::from_utf8_lossy(trimmed);
+            let shown = excerpt_bytes(trimmed);
             return Some((offset, format!("broken tag line {shown:?}")));
         }
         offset += line.len() + 1;

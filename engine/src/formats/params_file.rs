@@ -14,6 +14,8 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
+use crate::chess::excerpt::excerpt;
+
 #[cfg(doc)]
 use crate::eval::schema::Layout;
 use crate::eval::schema::{BLOCKS, element_label, scalar_names};
@@ -31,7 +33,7 @@ pub enum ParamsFileError {
         source: std::io::Error,
     },
     /// A line is not `name value`.
-    #[error("{path}:{line}: expected `name value`, found {text:?}")]
+    #[error("{path}:{line}: expected `name value`, found {:?}", excerpt(.text))]
     Malformed {
         /// The file.
         path: PathBuf,
@@ -41,7 +43,7 @@ pub enum ParamsFileError {
         text: String,
     },
     /// The value is not an integer.
-    #[error("{path}:{line}: value of {name} is not an integer: {value:?}")]
+    #[error("{path}:{line}: value of {} is not an integer: {:?}", excerpt(.name), excerpt(.value))]
     BadValue {
         /// The file.
         path: PathBuf,
@@ -53,7 +55,7 @@ pub enum ParamsFileError {
         value: String,
     },
     /// The same parameter appears twice.
-    #[error("{path}:{line}: {name} is set twice")]
+    #[error("{path}:{line}: {} is set twice", excerpt(.name))]
     Duplicate {
         /// The file.
         path: PathBuf,
@@ -87,7 +89,7 @@ impl LoadedParams {
             if names.is_empty() {
                 continue;
             }
-            let shown: Vec<&str> = names.iter().take(5).map(String::as_str).collect();
+            let shown: Vec<String> = names.iter().take(5).map(|n| excerpt(n)).collect();
             let more = if names.len() > 5 {
                 format!(" and {} more", names.len() - 5)
             } else {
