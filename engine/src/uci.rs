@@ -44,8 +44,9 @@ pub const DEFAULT_GO_NODES: u64 = 1_000_000;
 /// Longest input line read; the rest of a longer line is dropped and the
 /// line ignored.
 pub const MAX_LINE_BYTES: usize = 1 << 20;
-/// How often a finished infinite search polls for `stop`.
-const INFINITE_POLL: Duration = Duration::from_millis(1);
+/// How often a finished infinite search looks at the stop flag when not
+/// woken (`stop` and `ponderhit` wake it at once).
+const INFINITE_POLL: Duration = Duration::from_millis(50);
 
 /// Where the session writes its replies (shared with the search thread).
 pub type Output = Arc<Mutex<Box<dyn Write + Send>>>;
@@ -383,7 +384,7 @@ impl UciSession {
             "stop" => self.stop_search(),
             // Pondering is not advertised; a `go ponder` runs as infinite, so
             // a ponderhit ends it with the move found so far.
-            "ponderhit" => self.stop.store(true, Ordering::Release),
+            "ponderhit" => self.signal_stop(),
             "debug" | "register" => {}
             "quit" => {
                 self.stop_search();
@@ -449,8 +450,17 @@ impl UciSession {
         s
     }
 
-    fn stop_search(&mut self) {
+    /// Sets the stop flag and wakes a finished infinite search waiting
+    /// for it.
+    fn signal_stop(&self) {
         self.stop.store(true, Ordering::Release);
+        if let Some(r) = &self.running {
+            r.handle.thread().unpark();
+        }
+    }
+
+    fn stop_search(&mut self) {
+        self.signal_stop();
         self.join_search();
     }
 
@@ -707,7 +717,7 @@ impl UciSession {
         let handle = std::thread::spawn(move || {
             let result = searcher.search(&pos, &keys, &limits, |info| send(&out, &info_line(info)));
             while wait_for_stop && !stop.load(Ordering::Acquire) {
-                std::thread::sleep(INFINITE_POLL);
+                std::thread::park_timeout(INFINITE_POLL);
             }
             // Flag first: the GUI may answer the bestmove with a new `go` at
             // once, and that `go` must find the search finished, not running.

@@ -9,8 +9,9 @@
 /// The most characters of input text a message quotes.
 pub const MAX_EXCERPT_CHARS: usize = 80;
 
-/// `text` itself when it has at most [`MAX_EXCERPT_CHARS`] characters,
-/// otherwise its beginning followed by `…` and the full length in bytes.
+/// `text` itself when it has at most [`MAX_EXCERPT_CHARS`] characters
+/// (counting a control character as wide as its escape), otherwise its
+/// beginning followed by `…` and the full length in bytes.
 ///
 /// # Examples
 /// ```
@@ -22,10 +23,24 @@ pub const MAX_EXCERPT_CHARS: usize = 80;
 /// assert!(cut.ends_with("… (10000000 bytes)"));
 /// ```
 pub fn excerpt(text: &str) -> String {
-    match text.char_indices().nth(MAX_EXCERPT_CHARS) {
+    match cut_point(text) {
         None => text.to_string(),
-        Some((end, _)) => format!("{}… ({} bytes)", &text[..end], text.len()),
+        Some(end) => format!("{}… ({} bytes)", &text[..end], text.len()),
     }
+}
+
+/// Where `text` is cut, if it is too long: after the characters that fit in
+/// [`MAX_EXCERPT_CHARS`] as a message shows them (quoted with `{:?}`, a
+/// control character takes up to ten).
+fn cut_point(text: &str) -> Option<usize> {
+    let mut width = 0;
+    for (i, c) in text.char_indices() {
+        width += c.escape_debug().count();
+        if width > MAX_EXCERPT_CHARS {
+            return Some(i);
+        }
+    }
+    None
 }
 
 /// [`excerpt`] of bytes that may not be UTF-8 (invalid sequences shown as
@@ -34,10 +49,10 @@ pub fn excerpt_bytes(bytes: &[u8]) -> String {
     // Cut first: converting a huge buffer only to drop most of it is waste.
     let head = &bytes[..bytes.len().min(MAX_EXCERPT_CHARS * 4)];
     let text = String::from_utf8_lossy(head);
-    match text.char_indices().nth(MAX_EXCERPT_CHARS) {
+    match cut_point(&text) {
         None if head.len() == bytes.len() => text.into_owned(),
         None => format!("{text}… ({} bytes)", bytes.len()),
-        Some((end, _)) => format!("{}… ({} bytes)", &text[..end], bytes.len()),
+        Some(end) => format!("{}… ({} bytes)", &text[..end], bytes.len()),
     }
 }
 
@@ -53,6 +68,13 @@ mod tests {
         let cut = excerpt(&long);
         assert!(cut.starts_with(&exact));
         assert!(cut.ends_with(&format!("… ({} bytes)", long.len())));
+    }
+
+    #[test]
+    fn control_characters_count_as_wide_as_shown() {
+        let controls = "\u{3}".repeat(100);
+        let cut = excerpt(&controls);
+        assert!(format!("{cut:?}").len() < MAX_EXCERPT_CHARS + 30, "{cut:?}");
     }
 
     #[test]

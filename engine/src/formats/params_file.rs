@@ -14,6 +14,7 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
 
 use thiserror::Error;
 
@@ -130,17 +131,24 @@ pub fn to_text(params: &Params, header: &[String]) -> String {
     out
 }
 
+/// Every scalar name, in index order, and the index of each name: built
+/// once (a thousand formatted names cost more than parsing a short file).
+static NAMES: LazyLock<(Vec<String>, HashMap<String, usize>)> = LazyLock::new(|| {
+    let names = scalar_names();
+    let index = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.clone(), i))
+        .collect();
+    (names, index)
+});
+
 /// Parses the text format; `path` only names the source in errors.
 ///
 /// # Errors
 /// Malformed lines, non-integer values and duplicates, with line numbers.
 pub fn parse(text: &str, path: &Path) -> Result<LoadedParams, ParamsFileError> {
-    let names = scalar_names();
-    let index: HashMap<&str, usize> = names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.as_str(), i))
-        .collect();
+    let (names, index) = &*NAMES;
     let mut params = DEFAULT_PARAMS;
     let mut seen = vec![false; names.len()];
     let mut unknown = Vec::new();
@@ -206,9 +214,9 @@ pub fn parse(text: &str, path: &Path) -> Result<LoadedParams, ParamsFileError> {
         }
     }
     let missing = names
-        .into_iter()
+        .iter()
         .zip(seen)
-        .filter_map(|(n, s)| (!s).then_some(n))
+        .filter_map(|(n, s)| (!s).then(|| n.clone()))
         .collect();
     Ok(LoadedParams {
         params,
