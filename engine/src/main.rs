@@ -18,12 +18,14 @@ use engine::eval::{self, Params};
 use engine::formats::labeled::LabeledReader;
 use engine::formats::params_file;
 use engine::formats::{epd_suite, perft_suite};
-use engine::play::elo::{Sprt, SprtDecision};
+use engine::play::elo::Estimate;
 use engine::play::game::{DrawRule, ResignRule, SearchBudget};
 use engine::play::match_runner::{
-    Contestant, GameEnd, MatchSettings, MoveLimit, PlayerKind, Side, TimeControl, run_match,
+    Contestant, DEFAULT_REPEAT, GameEnd, MatchSettings, MoveLimit, PlayerKind, Side, TimeControl,
+    run_match,
 };
-use engine::play::openings::OpeningSource;
+use engine::play::openings::{OpeningOrder, OpeningSource};
+use engine::play::sprt::Sprt;
 use engine::play::uci_client::EngineSpec;
 use engine::search::{SearchLimits, Searcher};
 use engine::uci::UciSession;
@@ -121,23 +123,42 @@ enum Command {
 const MATCH_ABOUT: &str = "\
 Play a match between two players, A and B: the built-in engine with a params
 file (--params-a/-b; compiled defaults otherwise) or an external UCI engine
-(--engine-a/-b CMD with --option-a/-b Name=Value). Each opening is played
-twice, A with White then with Black. Illegal moves, crashes, hangs and time
-forfeits of an engine lose the game (reason in the PGN) and the engine is
-restarted; the match continues.
+(--engine-a/-b CMD with --option-a/-b Name=Value). Illegal moves, crashes,
+hangs and time forfeits of an engine lose the game (reason in the PGN) and
+the engine is restarted; the match continues.
 
-Statistics are from A's point of view (logistic Elo). With N games and score
-s = (W + D/2)/N: Elo = -400·log10(1/s - 1); 95% interval from
-s ± 1.96·σ/√N with the per-game variance σ² = (W(1-s)² + D(½-s)² + L·s²)/N;
-LOS = ½(1 + erf((W - L)/√(2(W + L)))).
+Openings and colours: each opening is played --repeat times in a row (2 by
+default), A with White in the 1st, 3rd, ... game of the opening and with
+Black in the 2nd, 4th, ...; the 1st and 2nd (3rd and 4th, ...) games of an
+opening form a pair, the same opening with colours swapped. --repeat 1 (or
+--no-pairs) plays every opening once, A alternating colours from opening to
+opening, and forms no pairs. Openings come from --openings in file order,
+starting again after the last (--openings-order sequential), or in a random
+order drawn from --seed in which every opening is used once before any is
+used again (random); a Polyglot book gives a random line per opening slot.
 
---sprt elo0=0 elo1=5 alpha=0.05 beta=0.05 runs a GSPRT of H0: Elo = elo0
-against H1: Elo = elo1 on the W/D/L record: with s0, s1 the expected scores
-of elo0, elo1 (s(E) = 1/(1 + 10^(-E/400))),
-LLR = N·(s1 - s0)·(2s - s0 - s1)/(2σ²) (σ² here with half a pseudo-game
-added to each of W, D, L, so that one-sided records can decide); the match
-stops accepting H0 when LLR <= ln(β/(1-α)) and accepting H1 when
-LLR >= ln((1-β)/α).";
+Statistics are from A's point of view, in logistic Elo. Games are paired, so
+the independent sample is the pair: pairs are counted by A's pair score as
+[LL LD DD+WL WD WW] (0, 1/2, 1, 1 1/2, 2 points). With N samples of per-game
+score a_i (0, 1/4, 1/2, 3/4, 1 for pairs; 0, 1/2, 1 for unpaired games) and
+frequencies p_i: score s = sum p_i a_i, variance var = sum p_i (a_i - s)^2;
+Elo = -400 log10(1/s - 1), its 95% interval the Elo of s +- 1.96 sqrt(var/N);
+LOS = Phi((s - 1/2) / sqrt(var/N)); normalized Elo
+nElo = (s - 1/2) / sqrt(g var) * 800/ln 10, g = 2 games per pair (1 for
+games), +- 1.96 * 800/ln 10 / sqrt(games). The final report also prints the
+trinomial figures (every game an independent sample: W/D/L), which is what
+unpaired games (--repeat 1, an odd last game) are judged by.
+
+--sprt elo0=0 elo1=5 alpha=0.05 beta=0.05 [model=logistic|normalized] runs
+the generalised SPRT of fishtest and fastchess on the pairs (on the games
+when unpaired): zero counts become 0.001; under each hypothesis the
+maximum-likelihood distribution is p_i = p^_i / (1 + theta phi_i), theta the
+root of sum p^_i phi_i / (1 + theta phi_i) = 0, with phi_i = a_i - s(elo)
+in the logistic model (s(E) = 1/(1 + 10^(-E/400))) and, in the normalized
+model (bounds in nElo, t = nElo sqrt(g) / (800/ln 10)),
+phi_i = a_i - 1/2 - t sigma (1 + ((a_i - mu)/sigma)^2) / 2 iterated to a fixed
+point; LLR = N sum p^_i ln(p1_i / p0_i). The match stops accepting H0 when
+LLR <= ln(beta/(1-alpha)) and accepting H1 when LLR >= ln((1-beta)/alpha).";
 
 /// The options of `engine match`.
 #[derive(clap::Args, Debug)]
@@ -166,9 +187,20 @@ struct MatchArgs {
     /// Name of player B in reports and PGN.
     #[arg(long)]
     name_b: Option<String>,
-    /// Total number of games (each opening is played with both colours).
+    /// Total number of games.
     #[arg(long, default_value_t = 10)]
     games: usize,
+    /// Games per opening, colours alternating (see above); pairs need 2 or
+    /// more.
+    #[arg(long, default_value_t = DEFAULT_REPEAT)]
+    repeat: usize,
+    /// Play every opening once (the same as --repeat 1): no pairs, trinomial
+    /// statistics.
+    #[arg(long, conflicts_with = "repeat")]
+    no_pairs: bool,
+    /// Order of the openings of a list: sequential or random (from --seed).
+    #[arg(long, default_value = "sequential")]
+    openings_order: OpeningOrder,
     /// Openings: EPD/FEN positions, a Polyglot book (.bin) or PGN games
     /// (.pgn); the standard start position otherwise.
     #[arg(long)]
@@ -213,7 +245,7 @@ struct MatchArgs {
     /// Games reaching this many plies are drawn.
     #[arg(long)]
     max_plies: Option<u32>,
-    /// Seed of the random book lines.
+    /// Seed of the random book lines and of --openings-order random.
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Save the games to this PGN file.
@@ -222,8 +254,9 @@ struct MatchArgs {
     /// Transposition table size of each built-in player, in MB.
     #[arg(long, default_value_t = 16)]
     hash: usize,
-    /// Stop early on an SPRT decision: elo0=0 elo1=5 alpha=0.05 beta=0.05.
-    #[arg(long, num_args = 1..=4, value_name = "PARAM=VALUE")]
+    /// Stop early on an SPRT decision: elo0=0 elo1=5 alpha=0.05 beta=0.05
+    /// model=logistic (or normalized: bounds in nElo).
+    #[arg(long, num_args = 1..=5, value_name = "PARAM=VALUE")]
     sprt: Option<Vec<String>>,
     /// Seconds an external engine may take to answer, on top of its
     /// thinking time.
@@ -535,6 +568,20 @@ fn contestant(
     })
 }
 
+/// `elo E [low, high] LOS P nElo N ± M` of one estimate.
+fn estimate_line(e: &Estimate) -> String {
+    format!(
+        "elo {:+.1} [{:+.1}, {:+.1}] (95%) LOS {:.1}% nElo {:+.1} ± {:.1} ({} samples)",
+        e.elo,
+        e.low,
+        e.high,
+        100.0 * e.los,
+        e.nelo,
+        e.nelo_margin,
+        e.samples
+    )
+}
+
 fn run_match_command(args: &MatchArgs) -> Result<()> {
     let timeout = Duration::from_secs_f64(args.engine_timeout.max(0.0));
     let mut a = contestant(
@@ -579,7 +626,10 @@ fn run_match_command(args: &MatchArgs) -> Result<()> {
     let settings = MatchSettings {
         players: [a, b],
         games: args.games,
+        first_game: 0,
+        repeat: if args.no_pairs { 1 } else { args.repeat },
         openings,
+        order: args.openings_order,
         limit,
         resign: args.resign_score.map(|score| ResignRule {
             score,
@@ -603,13 +653,17 @@ fn run_match_command(args: &MatchArgs) -> Result<()> {
         MoveLimit::Fixed(budget) => budget.describe(),
     };
     println!(
-        "match {name_a} (A) vs {name_b} (B): {} games, {limit_text}, concurrency {}{}{}",
+        "match {name_a} (A) vs {name_b} (B): {} games, {} per opening, {limit_text}, concurrency {}{}{}",
         settings.games,
+        settings.repeat,
         settings.concurrency,
         settings
             .openings
             .list_len()
-            .map_or(String::new(), |n| format!(", {n} openings")),
+            .map_or(String::new(), |n| format!(
+                ", {n} openings ({})",
+                settings.order.name()
+            )),
         settings.sprt.map_or(String::new(), |s| format!(
             ", SPRT {s} (bounds {:.2} {:.2})",
             s.lower_bound(),
@@ -669,7 +723,26 @@ fn run_match_command(args: &MatchArgs) -> Result<()> {
             ""
         }
     );
-    println!("  {}", standing.summary_line());
+    let r = &standing.record;
+    println!(
+        "  games  +{} ={} -{} score {:.3}",
+        r.wins,
+        r.draws,
+        r.losses,
+        r.score()
+    );
+    if standing.paired {
+        let p = &standing.pairs;
+        let [ll, ld, even, wd, ww] = p.frequencies();
+        println!(
+            "  pairs  {} complete: [LL LD DD+WL WD WW] = [{ll} {ld} {even} {wd} {ww}] (DD {} WL {})",
+            p.pairs(),
+            p.dd,
+            p.wl
+        );
+        println!("  pentanomial  {}", estimate_line(&p.estimate()));
+    }
+    println!("  trinomial    {}", estimate_line(&r.estimate()));
     for ((side, reason), count) in &standing.forfeits {
         let name = if *side == Side::A { name_a } else { name_b };
         println!("  {name} lost {count} by {}", reason.name());
@@ -682,15 +755,15 @@ fn run_match_command(args: &MatchArgs) -> Result<()> {
             .collect();
         println!("  endings: {}", endings.join(", "));
     }
-    if let Some(decision) = standing.sprt {
-        let verdict = match decision {
-            SprtDecision::AcceptH0 => "H0 accepted",
-            SprtDecision::AcceptH1 => "H1 accepted",
-            SprtDecision::Continue => "no decision",
-        };
+    if let (Some(decision), Some(sprt)) = (standing.sprt, settings.sprt) {
         println!(
-            "  SPRT: {verdict} (LLR {:+.2})",
-            standing.llr.unwrap_or_default()
+            "  SPRT   {} (LLR {:+.2}, bounds {:.2} {:.2}, {} on {})",
+            decision.verdict(),
+            standing.llr.unwrap_or_default(),
+            sprt.lower_bound(),
+            sprt.upper_bound(),
+            sprt,
+            if standing.paired { "pairs" } else { "games" }
         );
     }
     Ok(())

@@ -13,13 +13,13 @@ use std::time::Duration;
 
 use engine::eval::Params;
 use engine::formats::params_file;
-use engine::play::elo::SprtDecision;
 use engine::play::game::{ResignRule, SearchBudget};
 use engine::play::match_runner::{
     Contestant, ForfeitReason, GameEnd, GameReport, MatchSettings, MatchSummary, MoveLimit,
     PlayerKind, Side, run_match,
 };
-use engine::play::openings::OpeningSource;
+use engine::play::openings::{OpeningOrder, OpeningSource};
+use engine::play::sprt::SprtDecision;
 use engine::play::uci_client::EngineSpec;
 
 /// Two quiet opening positions from real games (White and Black to move).
@@ -45,7 +45,10 @@ fn settings(a: Contestant, b: Contestant, games: usize, openings: OpeningSource)
     MatchSettings {
         players: [a, b],
         games,
+        first_game: 0,
+        repeat: 2,
         openings,
+        order: OpeningOrder::Sequential,
         limit: MoveLimit::Fixed(SearchBudget::Nodes(800)),
         resign: Some(ResignRule {
             score: 800,
@@ -104,6 +107,7 @@ fn binary_match_adds_up_and_writes_readable_pgn() {
         .expect("a final summary");
     let counts: Vec<u64> = totals
         .split_whitespace()
+        .skip(1)
         .take(3)
         .map(|w| w[1..].parse().unwrap())
         .collect();
@@ -156,16 +160,97 @@ fn library_match_plays_each_opening_with_both_colours() {
     assert_eq!(summary.games_played, 4);
     let whites: Vec<Side> = reports.iter().map(|g| g.white).collect();
     assert_eq!(whites, [Side::A, Side::B, Side::A, Side::B]);
-    let fen = |g: &GameReport| {
-        g.pgn
-            .lines()
-            .find(|l| l.starts_with("[FEN "))
-            .unwrap()
-            .to_string()
-    };
-    assert_eq!(fen(&reports[0]), fen(&reports[1]));
-    assert_eq!(fen(&reports[2]), fen(&reports[3]));
-    assert_ne!(fen(&reports[0]), fen(&reports[2]));
+    assert_eq!(fen_tag(&reports[0]), fen_tag(&reports[1]));
+    assert_eq!(fen_tag(&reports[2]), fen_tag(&reports[3]));
+    assert_ne!(fen_tag(&reports[0]), fen_tag(&reports[2]));
+}
+
+/// The `[FEN …]` tag of a game (the opening of an EPD list).
+fn fen_tag(g: &GameReport) -> String {
+    g.pgn
+        .lines()
+        .find(|l| l.starts_with("[FEN "))
+        .unwrap()
+        .to_string()
+}
+
+#[test]
+fn pairs_are_counted_whatever_order_games_finish_in() {
+    let dir = tempfile::tempdir().unwrap();
+    let openings = OpeningSource::load(&openings_file(dir.path()), 0, 0).unwrap();
+    let mut s = settings(defaults("a"), defaults("b"), 9, openings);
+    s.concurrency = 3;
+    let (summary, reports) = play(&s);
+    let standing = &summary.standing;
+    assert!(standing.paired);
+    assert_eq!(standing.pairs.pairs(), 4, "the 9th game has no partner");
+    assert_eq!(standing.waiting.keys().copied().collect::<Vec<_>>(), [8]);
+    // The pairs' games are the record minus the unpaired game.
+    let mut games = standing.pairs.games();
+    games.add(reports.iter().find(|g| g.index == 8).unwrap().score_of_a());
+    assert_eq!(games, standing.record);
+    // Each pair as the reports say it.
+    let mut expected = engine::play::elo::Pentanomial::default();
+    for first in (0..8).step_by(2) {
+        let score = |i: usize| reports.iter().find(|g| g.index == i).unwrap().score_of_a();
+        expected.add(score(first), score(first + 1));
+    }
+    assert_eq!(standing.pairs, expected);
+}
+
+#[test]
+fn repeat_plays_each_opening_that_many_times() {
+    let dir = tempfile::tempdir().unwrap();
+    let openings = OpeningSource::load(&openings_file(dir.path()), 0, 0).unwrap();
+    let mut s = settings(defaults("a"), defaults("b"), 8, openings);
+    s.repeat = 4;
+    s.limit = MoveLimit::Fixed(SearchBudget::Nodes(200));
+    let (summary, mut reports) = play(&s);
+    reports.sort_by_key(|g| g.index);
+    let whites: Vec<Side> = reports.iter().map(|g| g.white).collect();
+    assert_eq!(whites, [Side::A, Side::B].repeat(4));
+    let fens: Vec<String> = reports.iter().map(fen_tag).collect();
+    assert!(fens[..4].iter().all(|f| *f == fens[0]));
+    assert!(fens[4..].iter().all(|f| *f == fens[4]) && fens[0] != fens[4]);
+    assert_eq!(summary.standing.pairs.pairs(), 4);
+
+    // Repeat 1: one game per opening, colours alternating, no pairs; the
+    // SPRT then runs on the games.
+    s.repeat = 1;
+    s.games = 4;
+    s.sprt = Some("elo0=0 elo1=5".parse().unwrap());
+    let (summary, mut reports) = play(&s);
+    reports.sort_by_key(|g| g.index);
+    let fens: Vec<String> = reports.iter().map(fen_tag).collect();
+    assert_ne!(fens[0], fens[1]);
+    assert_eq!(
+        (fens[0].clone(), fens[1].clone()),
+        (fens[2].clone(), fens[3].clone())
+    );
+    assert!(!summary.standing.paired && summary.standing.pairs.pairs() == 0);
+    let sprt = s.sprt.unwrap();
+    assert_eq!(
+        summary.standing.llr,
+        Some(sprt.llr_games(&summary.standing.record))
+    );
+
+    // A later part of a match plays that part's openings and colours.
+    let (_, whole) = play(&settings(
+        defaults("a"),
+        defaults("b"),
+        4,
+        OpeningSource::load(&openings_file(dir.path()), 0, 0).unwrap(),
+    ));
+    let mut later = settings(
+        defaults("a"),
+        defaults("b"),
+        2,
+        OpeningSource::load(&openings_file(dir.path()), 0, 0).unwrap(),
+    );
+    later.first_game = 2;
+    let (_, part) = play(&later);
+    let pgns = |r: &[GameReport]| r.iter().map(|g| g.pgn.clone()).collect::<Vec<_>>();
+    assert_eq!(pgns(&part), pgns(&whole[2..]));
 }
 
 #[test]
@@ -213,10 +298,12 @@ fn crippled_material_loses_to_the_defaults() {
     let r = summary.standing.record;
     assert!(r.losses >= 3 && r.wins == 0, "{r:?}");
 
-    // An SPRT stops the match early, accepting H0 (not stronger).
+    // An SPRT stops the match early, accepting H0 (not stronger). Losing
+    // every pair, the LLR falls by ln((1 - s(30))/(1 - s(0))) = 0.089 a
+    // pair: H0 after 34 pairs.
     s.games = 200;
     s.limit = MoveLimit::Fixed(SearchBudget::Nodes(500));
-    s.sprt = Some("elo0=0 elo1=5 alpha=0.05 beta=0.05".parse().unwrap());
+    s.sprt = Some("elo0=0 elo1=30 alpha=0.05 beta=0.05".parse().unwrap());
     let (summary, _) = play(&s);
     assert!(summary.stopped_early, "{summary:?}");
     assert_eq!(summary.standing.sprt, Some(SprtDecision::AcceptH0));

@@ -1,42 +1,53 @@
-//! Match statistics: the Elo difference implied by a W/D/L record with its
-//! 95% confidence interval, the likelihood of superiority (LOS), and the
-//! sequential probability ratio test (SPRT) that stops a match early.
+//! Match statistics: the Elo difference implied by a match record with its
+//! 95% confidence interval, the likelihood of superiority (LOS) and the
+//! normalized Elo, for the two ways of counting a match:
+//!
+//! * the *trinomial* record [`Record`]: games won, drawn and lost, each game
+//!   an independent sample with score 1, ½ or 0;
+//! * the *pentanomial* record [`Pentanomial`]: game pairs (one opening,
+//!   colours swapped) by the pair's score 0, ½, 1, 1½ or 2 — `LL`, `LD`,
+//!   `DD`+`WL`, `WD`, `WW`. The two games of a pair share an opening and are
+//!   correlated (an unbalanced opening tends to give one win each), so the
+//!   pair, not the game, is the independent sample. The trinomial variance
+//!   ignores that correlation and overstates the error of paired games.
 //!
 //! All results are from the first player's point of view, on the logistic
-//! Elo scale. With `N = W + D + L` games:
+//! Elo scale. With `N` samples (games or pairs), sample scores `aᵢ` (per
+//! game: 0, ½, 1 for games; 0, ¼, ½, ¾, 1 for pairs) and observed
+//! frequencies `pᵢ`:
 //!
-//! * score `s = (W + D/2) / N`; Elo of a score `E(s) = -400 · log10(1/s - 1)`
-//!   and its inverse, the expected score of an Elo difference,
-//!   `s(E) = 1 / (1 + 10^(-E/400))`;
-//! * per-game score variance `σ² = (W(1-s)² + D(½-s)² + L(0-s)²) / N`; the
-//!   95% interval is `E(s ± 1.96 · σ/√N)`;
-//! * `LOS = ½ · (1 + erf((W - L) / √(2(W + L))))` (draws carry no
-//!   information about which side is stronger);
-//! * SPRT of H0: `Elo = elo0` against H1: `Elo = elo1`, as a generalised SPRT
-//!   on the trinomial W/D/L record with the normal approximation of the
-//!   log-likelihood ratio:
-//!   `LLR ≈ N · (s1 - s0) · (2s - s0 - s1) / (2σ²)` with `s0 = s(elo0)`,
-//!   `s1 = s(elo1)`. The test stops with H0 accepted when
-//!   `LLR ≤ ln(β / (1 - α))` and with H1 accepted when
-//!   `LLR ≥ ln((1 - β) / α)`; α is the false-positive rate (accepting H1
-//!   when H0 holds), β the false-negative rate. For the SPRT, σ² is computed
-//!   with half a pseudo-game added to each of W, D and L (around the observed
-//!   `s`), so that a one-sided record (only losses, say) still has a positive
-//!   variance and can stop the test; the effect vanishes as N grows. The LLR
-//!   is 0 before the first game.
+//! * mean score per game `s = Σ pᵢ·aᵢ`, per-sample variance
+//!   `σ² = Σ pᵢ·(aᵢ - s)²`, standard error `σ/√N`;
+//! * Elo of a score `E(s) = -400·log10(1/s - 1)`, and its inverse, the
+//!   expected score of an Elo difference, `s(E) = 1/(1 + 10^(-E/400))`;
+//! * the 95% interval is `E(s ± 1.96·σ/√N)`;
+//! * `LOS = Φ((s - ½)/(σ/√N))` (Φ the standard normal distribution);
+//! * normalized Elo `nElo = (s - ½)/σ_game · 800/ln 10`, with the per-game
+//!   standard deviation `σ_game = σ` for games and `√2·σ` for pairs (a pair
+//!   averages two games); its 95% interval is `± 1.96·(800/ln 10)/√games`.
+//!   nElo measures the difference in standard deviations, so it does not
+//!   depend on the draw rate the way logistic Elo does (Van den Bergh,
+//!   "Normalized Elo").
+//!
+//! The sequential test on these records is in [`crate::play::sprt`].
 
-use std::fmt;
-use std::str::FromStr;
+use std::f64::consts::{LN_10, SQRT_2};
 
 /// Two-sided 95% quantile of the standard normal distribution.
 pub const Z_95: f64 = 1.959_963_984_540_054;
 /// Points of a draw.
 const DRAW_POINTS: f64 = 0.5;
-/// Pseudo-games added to each of W, D, L for the SPRT's variance, so that a
-/// one-sided record (only losses, say) still has a positive variance.
-pub const SPRT_PSEUDO_GAMES: f64 = 0.5;
 /// Elo points per factor 10 of the odds.
 const ELO_PER_DECADE: f64 = 400.0;
+/// Normalized Elo per standard deviation of score: `800 / ln 10`.
+pub const NELO_PER_SIGMA: f64 = 800.0 / LN_10;
+/// Score of each trinomial outcome (loss, draw, win), per game.
+pub const TRINOMIAL_SCORES: [f64; 3] = [0.0, 0.5, 1.0];
+/// Score of each pentanomial outcome (`LL`, `LD`, `DD`+`WL`, `WD`, `WW`),
+/// per game.
+pub const PENTANOMIAL_SCORES: [f64; 5] = [0.0, 0.25, 0.5, 0.75, 1.0];
+/// Games per pair.
+const GAMES_PER_PAIR: f64 = 2.0;
 
 /// The expected score of a player `elo` points stronger than its opponent.
 pub fn expected_score(elo: f64) -> f64 {
@@ -74,7 +85,98 @@ pub fn erf(x: f64) -> f64 {
     sign * (1.0 - poly * (-x * x).exp())
 }
 
-/// A match record from the first player's point of view.
+/// The standard normal distribution function Φ.
+pub fn normal_cdf(x: f64) -> f64 {
+    0.5 * (1.0 + erf(x / SQRT_2))
+}
+
+/// What a record says about the strength difference (see the module
+/// documentation for the formulas).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Estimate {
+    /// Independent samples: games (trinomial) or pairs (pentanomial).
+    pub samples: u64,
+    /// Mean score per game.
+    pub score: f64,
+    /// Variance of one sample's score (per game for games, per game of the
+    /// pair average for pairs).
+    pub variance: f64,
+    /// Logistic Elo difference.
+    pub elo: f64,
+    /// Lower end of its 95% interval.
+    pub low: f64,
+    /// Upper end of its 95% interval.
+    pub high: f64,
+    /// Likelihood of superiority: the probability that the first player is
+    /// the stronger one.
+    pub los: f64,
+    /// Normalized Elo.
+    pub nelo: f64,
+    /// Half-width of the normalized Elo's 95% interval.
+    pub nelo_margin: f64,
+}
+
+impl Estimate {
+    /// The statistics of `counts[i]` samples of score `scores[i]`, each
+    /// sample the average of `games_per_sample` games.
+    fn of(scores: &[f64], counts: &[u64], games_per_sample: f64) -> Estimate {
+        let n: u64 = counts.iter().sum();
+        if n == 0 {
+            return Estimate {
+                samples: 0,
+                score: DRAW_POINTS,
+                variance: 0.0,
+                elo: 0.0,
+                low: f64::NEG_INFINITY,
+                high: f64::INFINITY,
+                los: DRAW_POINTS,
+                nelo: 0.0,
+                nelo_margin: f64::INFINITY,
+            };
+        }
+        let nf = n as f64;
+        let score = scores
+            .iter()
+            .zip(counts)
+            .map(|(a, c)| a * *c as f64)
+            .sum::<f64>()
+            / nf;
+        let variance = scores
+            .iter()
+            .zip(counts)
+            .map(|(a, c)| *c as f64 * (a - score).powi(2))
+            .sum::<f64>()
+            / nf;
+        let error = (variance / nf).sqrt();
+        let margin = Z_95 * error;
+        let lead = score - DRAW_POINTS;
+        let los = if error > 0.0 {
+            normal_cdf(lead / error)
+        } else {
+            // No spread at all: certain, unless the score is even.
+            0.5 + 0.5 * lead.signum() * f64::from(lead != 0.0)
+        };
+        let game_sigma = (games_per_sample * variance).sqrt();
+        let nelo = if game_sigma > 0.0 {
+            lead / game_sigma * NELO_PER_SIGMA
+        } else {
+            0.0
+        };
+        Estimate {
+            samples: n,
+            score,
+            variance,
+            elo: elo_of_score(score),
+            low: elo_of_score(score - margin),
+            high: elo_of_score(score + margin),
+            los,
+            nelo,
+            nelo_margin: Z_95 * NELO_PER_SIGMA / (games_per_sample * nf).sqrt(),
+        }
+    }
+}
+
+/// A trinomial match record from the first player's point of view.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Record {
     /// Games won by the first player.
@@ -83,17 +185,6 @@ pub struct Record {
     pub draws: u64,
     /// Games lost by the first player.
     pub losses: u64,
-}
-
-/// An Elo estimate with its 95% confidence interval.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct EloEstimate {
-    /// The point estimate.
-    pub elo: f64,
-    /// Lower end of the 95% interval.
-    pub low: f64,
-    /// Upper end of the 95% interval.
-    pub high: f64,
 }
 
 impl Record {
@@ -115,178 +206,87 @@ impl Record {
         }
     }
 
-    /// Variance of the score of one game around the mean score.
-    pub fn score_variance(&self) -> f64 {
-        let n = self.games();
-        if n == 0 {
-            return 0.0;
-        }
-        let s = self.score();
-        (self.wins as f64 * (1.0 - s).powi(2)
-            + self.draws as f64 * (DRAW_POINTS - s).powi(2)
-            + self.losses as f64 * s.powi(2))
-            / n as f64
+    /// Counts in the order of [`TRINOMIAL_SCORES`]: losses, draws, wins.
+    pub fn counts(&self) -> [u64; 3] {
+        [self.losses, self.draws, self.wins]
     }
 
-    /// The Elo difference with its 95% interval.
-    pub fn elo(&self) -> EloEstimate {
-        let s = self.score();
-        let n = self.games().max(1) as f64;
-        let margin = Z_95 * (self.score_variance() / n).sqrt();
-        EloEstimate {
-            elo: elo_of_score(s),
-            low: elo_of_score(s - margin),
-            high: elo_of_score(s + margin),
-        }
-    }
-
-    /// Likelihood of superiority: the probability that the first player is
-    /// the stronger one.
-    pub fn los(&self) -> f64 {
-        let decisive = (self.wins + self.losses) as f64;
-        if decisive == 0.0 {
-            return DRAW_POINTS;
-        }
-        let lead = self.wins as f64 - self.losses as f64;
-        0.5 * (1.0 + erf(lead / (2.0 * decisive).sqrt()))
-    }
-}
-
-/// The hypotheses and error rates of an SPRT.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Sprt {
-    /// Elo difference of the null hypothesis.
-    pub elo0: f64,
-    /// Elo difference of the alternative hypothesis.
-    pub elo1: f64,
-    /// Probability of accepting H1 when H0 holds.
-    pub alpha: f64,
-    /// Probability of accepting H0 when H1 holds.
-    pub beta: f64,
-}
-
-/// Where an SPRT stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SprtDecision {
-    /// Not decided yet: keep playing.
-    Continue,
-    /// The null hypothesis (`elo0`) is accepted.
-    AcceptH0,
-    /// The alternative hypothesis (`elo1`) is accepted.
-    AcceptH1,
-}
-
-impl Default for Sprt {
-    fn default() -> Self {
-        Sprt {
-            elo0: 0.0,
-            elo1: 5.0,
-            alpha: 0.05,
-            beta: 0.05,
-        }
-    }
-}
-
-impl Sprt {
-    /// The lower bound `ln(β / (1 - α))`: accept H0 at or below it.
-    pub fn lower_bound(&self) -> f64 {
-        (self.beta / (1.0 - self.alpha)).ln()
-    }
-
-    /// The upper bound `ln((1 - β) / α)`: accept H1 at or above it.
-    pub fn upper_bound(&self) -> f64 {
-        ((1.0 - self.beta) / self.alpha).ln()
-    }
-
-    /// The log-likelihood ratio of H1 against H0 given `record` (see the
-    /// module documentation).
-    pub fn llr(&self, record: &Record) -> f64 {
-        if record.games() == 0 {
-            return 0.0;
-        }
-        let variance = regularised_variance(record);
-        let s0 = expected_score(self.elo0);
-        let s1 = expected_score(self.elo1);
-        let n = record.games() as f64;
-        n * (s1 - s0) * (2.0 * record.score() - s0 - s1) / (2.0 * variance)
-    }
-
-    /// The decision after `record`.
-    pub fn decision(&self, record: &Record) -> SprtDecision {
-        let llr = self.llr(record);
-        if llr >= self.upper_bound() {
-            SprtDecision::AcceptH1
-        } else if llr <= self.lower_bound() {
-            SprtDecision::AcceptH0
+    /// Adds a game the first player scored `score` in (1, ½ or 0).
+    pub fn add(&mut self, score: f64) {
+        if score > DRAW_POINTS {
+            self.wins += 1;
+        } else if score < DRAW_POINTS {
+            self.losses += 1;
         } else {
-            SprtDecision::Continue
+            self.draws += 1;
         }
+    }
+
+    /// Elo, interval, LOS and nElo with every game an independent sample.
+    pub fn estimate(&self) -> Estimate {
+        Estimate::of(&TRINOMIAL_SCORES, &self.counts(), 1.0)
     }
 }
 
-/// The per-game score variance of `record` with [`SPRT_PSEUDO_GAMES`] added
-/// to each of W, D and L, around the observed mean score.
-fn regularised_variance(record: &Record) -> f64 {
-    let s = record.score();
-    let [w, d, l] =
-        [record.wins, record.draws, record.losses].map(|c| c as f64 + SPRT_PSEUDO_GAMES);
-    (w * (1.0 - s).powi(2) + d * (DRAW_POINTS - s).powi(2) + l * s.powi(2)) / (w + d + l)
+/// A pentanomial record: game pairs by the first player's pair score.
+/// `DD` and `WL` both score 1 of 2 and form one outcome for the statistics;
+/// they are kept apart for the report.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pentanomial {
+    /// Pairs with two losses.
+    pub ll: u64,
+    /// Pairs with a loss and a draw.
+    pub ld: u64,
+    /// Pairs with two draws.
+    pub dd: u64,
+    /// Pairs with a win and a loss.
+    pub wl: u64,
+    /// Pairs with a win and a draw.
+    pub wd: u64,
+    /// Pairs with two wins.
+    pub ww: u64,
 }
 
-/// Why an SPRT specification could not be parsed.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum SprtParseError {
-    /// A word is not `name=value`.
-    #[error("{0:?} is not name=value")]
-    NotAPair(String),
-    /// An unknown parameter name.
-    #[error("unknown SPRT parameter {0:?} (expected elo0, elo1, alpha, beta)")]
-    UnknownName(String),
-    /// A value is not a number.
-    #[error("{0:?} is not a number")]
-    NotANumber(String),
-    /// The parameters make no test.
-    #[error("need elo0 < elo1 and 0 < alpha, beta < 0.5")]
-    Inconsistent,
-}
-
-impl FromStr for Sprt {
-    type Err = SprtParseError;
-
-    /// Parses `elo0=0 elo1=5 alpha=0.05 beta=0.05` (words separated by
-    /// spaces or commas, any order, missing ones at their defaults).
-    fn from_str(text: &str) -> Result<Self, Self::Err> {
-        let mut sprt = Sprt::default();
-        for word in text.split([' ', ',']).filter(|w| !w.is_empty()) {
-            let (name, value) = word
-                .split_once('=')
-                .ok_or_else(|| SprtParseError::NotAPair(word.to_string()))?;
-            let value: f64 = value
-                .parse()
-                .map_err(|_| SprtParseError::NotANumber(value.to_string()))?;
-            match name {
-                "elo0" => sprt.elo0 = value,
-                "elo1" => sprt.elo1 = value,
-                "alpha" => sprt.alpha = value,
-                "beta" => sprt.beta = value,
-                _ => return Err(SprtParseError::UnknownName(name.to_string())),
-            }
-        }
-        let rate_ok = |r: f64| r > 0.0 && r < DRAW_POINTS;
-        if sprt.elo0 >= sprt.elo1 || !rate_ok(sprt.alpha) || !rate_ok(sprt.beta) {
-            return Err(SprtParseError::Inconsistent);
-        }
-        Ok(sprt)
+impl Pentanomial {
+    /// Pairs counted.
+    pub fn pairs(&self) -> u64 {
+        self.frequencies().iter().sum()
     }
-}
 
-impl fmt::Display for Sprt {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "elo0={} elo1={} alpha={} beta={}",
-            self.elo0, self.elo1, self.alpha, self.beta
-        )
+    /// Counts in the order of [`PENTANOMIAL_SCORES`]: `LL`, `LD`,
+    /// `DD`+`WL`, `WD`, `WW`.
+    pub fn frequencies(&self) -> [u64; 5] {
+        [self.ll, self.ld, self.dd + self.wl, self.wd, self.ww]
+    }
+
+    /// Adds a pair in which the first player scored `first` and `second`
+    /// (each 1, ½ or 0).
+    pub fn add(&mut self, first: f64, second: f64) {
+        let wins = u8::from(first > DRAW_POINTS) + u8::from(second > DRAW_POINTS);
+        let losses = u8::from(first < DRAW_POINTS) + u8::from(second < DRAW_POINTS);
+        let slot = match (wins, losses) {
+            (0, 2) => &mut self.ll,
+            (0, 1) => &mut self.ld,
+            (0, 0) => &mut self.dd,
+            (1, 1) => &mut self.wl,
+            (1, 0) => &mut self.wd,
+            _ => &mut self.ww,
+        };
+        *slot += 1;
+    }
+
+    /// The games of the pairs as a trinomial record.
+    pub fn games(&self) -> Record {
+        Record {
+            wins: 2 * self.ww + self.wd + self.wl,
+            draws: self.ld + 2 * self.dd + self.wd,
+            losses: 2 * self.ll + self.ld + self.wl,
+        }
+    }
+
+    /// Elo, interval, LOS and nElo with every pair an independent sample.
+    pub fn estimate(&self) -> Estimate {
+        Estimate::of(&PENTANOMIAL_SCORES, &self.frequencies(), GAMES_PER_PAIR)
     }
 }
 
@@ -302,63 +302,121 @@ mod tests {
         }
     }
 
+    fn close(a: f64, b: f64, tolerance: f64) -> bool {
+        (a - b).abs() <= tolerance
+    }
+
     #[test]
     fn even_score_is_zero_elo() {
-        let e = record(10, 10, 10).elo();
+        let e = record(10, 10, 10).estimate();
         assert!(e.elo.abs() < 1e-9);
         assert!(e.low < 0.0 && e.high > 0.0);
         assert!((e.low + e.high).abs() < 1e-9, "symmetric: {e:?}");
+        assert!(close(e.los, 0.5, 1e-9) && e.nelo == 0.0);
     }
 
     #[test]
-    fn known_elo_values() {
-        // s = 0.7: -400 log10(3/7) = 147.19
-        let e = record(60, 20, 20).elo();
-        assert!((e.elo - 147.19).abs() < 0.01, "{e:?}");
-        assert!(e.low < e.elo && e.elo < e.high);
+    fn trinomial_by_hand() {
+        // W=60 D=20 L=20: s = 0.7, -400 log10(3/7) = 147.19;
+        // σ² = (60·0.09 + 20·0.04 + 20·0.49)/100 = 0.16, σ/√N = 0.04;
+        // interval E(0.7 ± 0.0784) = E(0.6216) .. E(0.7784);
+        // LOS = Φ(0.2/0.04) = Φ(5); nElo = 0.2/0.4 · 347.44 = 173.72.
+        let e = record(60, 20, 20).estimate();
+        assert!(close(e.elo, 147.19, 0.01), "{e:?}");
+        assert!(close(e.variance, 0.16, 1e-12));
+        assert!(close(e.low, elo_of_score(0.7 - Z_95 * 0.04), 1e-9));
+        assert!(
+            close(e.low, 86.23, 0.01) && close(e.high, 218.25, 0.01),
+            "{e:?}"
+        );
+        assert!(close(e.los, 0.999_999_713, 1e-6));
+        assert!(close(e.nelo, 173.72, 0.01), "{e:?}");
+        assert!(close(e.nelo_margin, Z_95 * NELO_PER_SIGMA / 10.0, 1e-9));
         // s = 0.75 → 190.85 Elo; expected_score inverts elo_of_score.
-        assert!((elo_of_score(0.75) - 190.85).abs() < 0.01);
-        assert!((expected_score(elo_of_score(0.3)) - 0.3).abs() < 1e-12);
+        assert!(close(elo_of_score(0.75), 190.85, 0.01));
+        assert!(close(expected_score(elo_of_score(0.3)), 0.3, 1e-12));
         assert!(elo_of_score(1.0).is_infinite());
+        assert!(close(erf(1.0), 0.842_700_79, 1e-6));
     }
 
     #[test]
-    fn known_los_values() {
-        assert!((record(5, 3, 5).los() - 0.5).abs() < 1e-9);
-        // (10 - 5) / sqrt(30) = 0.9129; erf = 0.80329 → 0.90165
-        assert!((record(10, 7, 5).los() - 0.901_65).abs() < 1e-4);
-        assert!(record(60, 20, 20).los() > 0.9999);
-        assert!((erf(1.0) - 0.842_700_79).abs() < 1e-6);
+    fn pentanomial_by_hand() {
+        // Pairs LL=1 LD=2 DD=3 WL=1 WD=2 WW=1 (10 pairs, 20 games):
+        // frequencies [1, 2, 4, 2, 1]/10, s = (0.5 + 2 + 1.5 + 1)/10 = 0.5.
+        let mut p = Pentanomial::default();
+        let pairs = [
+            (0.0, 0.0),
+            (0.0, 0.5),
+            (0.5, 0.0),
+            (0.5, 0.5),
+            (0.5, 0.5),
+            (0.5, 0.5),
+            (1.0, 0.0),
+            (1.0, 0.5),
+            (0.5, 1.0),
+            (1.0, 1.0),
+        ];
+        for (a, b) in pairs {
+            p.add(a, b);
+        }
+        assert_eq!(p.frequencies(), [1, 2, 4, 2, 1]);
+        assert_eq!((p.dd, p.wl), (3, 1));
+        assert_eq!(p.games(), record(5, 10, 5));
+        let e = p.estimate();
+        assert_eq!(e.samples, 10);
+        assert!(close(e.score, 0.5, 1e-12) && close(e.elo, 0.0, 1e-9));
+        // σ² = (0.25 + 2·0.0625 + 0 + 2·0.0625 + 0.25)/10 = 0.075.
+        assert!(close(e.variance, 0.075, 1e-12));
+        // Interval E(0.5 ± 1.96·√0.0075) = E(0.5 ± 0.16974) = ±122.82.
+        assert!(close(
+            e.high,
+            elo_of_score(0.5 + Z_95 * 0.0075f64.sqrt()),
+            1e-9
+        ));
+        assert!(close(e.high, 122.82, 0.01), "{e:?}");
+        // Now W-heavy: LL=0 LD=1 DD+WL=4 WD=3 WW=2 → s = (0.25+2+2.25+2)/10
+        // = 0.65, σ² = (0.16 + 4·0.0225 + 3·0.01 + 2·0.1225)/10 = 0.0525,
+        // σ/√N = √0.00525 = 0.072457; LOS = Φ(0.15/0.072457) = Φ(2.0702)
+        // = 0.98078; nElo = 0.15/√(2·0.0525) · 347.44 = 160.83.
+        let p = Pentanomial {
+            ll: 0,
+            ld: 1,
+            dd: 4,
+            wl: 0,
+            wd: 3,
+            ww: 2,
+        };
+        let e = p.estimate();
+        assert!(close(e.score, 0.65, 1e-12) && close(e.variance, 0.0525, 1e-12));
+        assert!(close(e.elo, 107.54, 0.01), "{e:?}");
+        assert!(close(e.los, 0.980_78, 2e-5), "{e:?}");
+        assert!(close(e.nelo, 160.83, 0.01), "{e:?}");
+        assert!(close(
+            e.nelo_margin,
+            Z_95 * NELO_PER_SIGMA / 20f64.sqrt(),
+            1e-9
+        ));
     }
 
     #[test]
-    fn sprt_bounds_and_decisions() {
-        let sprt: Sprt = "elo0=0 elo1=5 alpha=0.05 beta=0.05".parse().unwrap();
-        assert!((sprt.lower_bound() + 2.944_44).abs() < 1e-4);
-        assert!((sprt.upper_bound() - 2.944_44).abs() < 1e-4);
-        assert_eq!(sprt.decision(&Record::default()), SprtDecision::Continue);
-        // A clearly better player (s = 0.775 over 400 games) accepts H1 …
-        assert_eq!(sprt.decision(&record(260, 100, 40)), SprtDecision::AcceptH1);
-        // … a clearly worse one H0, and a short even match continues.
-        assert_eq!(sprt.decision(&record(40, 100, 260)), SprtDecision::AcceptH0);
-        assert_eq!(sprt.decision(&record(5, 10, 5)), SprtDecision::Continue);
-        // A one-sided record still decides (regularised variance).
-        assert_eq!(sprt.decision(&record(0, 0, 400)), SprtDecision::AcceptH0);
-        assert_eq!(sprt.decision(&record(0, 0, 1)), SprtDecision::Continue);
-        // Hand-computed: W=D=L=100, s = 0.5, σ² = 1/6; s0 = 0.5,
-        // s1 = 0.507195; LLR = 300 · 0.007195 · (−0.007195) / (1/3).
-        let llr = sprt.llr(&record(100, 100, 100));
-        let s1 = expected_score(5.0);
-        let expected = 300.0 * (s1 - 0.5) * (1.0 - 0.5 - s1) * 3.0;
-        assert!((llr - expected).abs() < 1e-9 && (llr + 0.0466).abs() < 1e-3);
+    fn pairs_are_tighter_than_games_when_openings_decide() {
+        // Every pair is one win each (the opening decides): the games look
+        // like a coin toss, the pairs say "exactly even".
+        let p = Pentanomial {
+            wl: 50,
+            ..Pentanomial::default()
+        };
+        let games = p.games().estimate();
+        let pairs = p.estimate();
+        assert!(close(pairs.variance, 0.0, 1e-12) && pairs.high == 0.0);
+        assert!(games.high > 60.0, "{games:?}");
     }
 
     #[test]
-    fn sprt_parse_errors() {
-        assert!("elo0=5 elo1=0".parse::<Sprt>().is_err());
-        assert!("gamma=1".parse::<Sprt>().is_err());
-        assert!("elo0".parse::<Sprt>().is_err());
-        let s: Sprt = "elo1=10,alpha=0.1".parse().unwrap();
-        assert_eq!((s.elo0, s.elo1, s.alpha, s.beta), (0.0, 10.0, 0.1, 0.05));
+    fn empty_records() {
+        let e = Record::default().estimate();
+        assert_eq!((e.samples, e.elo, e.los), (0, 0.0, 0.5));
+        assert!(e.low.is_infinite() && e.high.is_infinite());
+        assert_eq!(Pentanomial::default().estimate().samples, 0);
     }
 }

@@ -1,12 +1,19 @@
 //! An engine match: games between two players (the built-in engine with
-//! some parameters, or an external UCI engine), each opening played once with
-//! each colour, several games at once, with live statistics and an optional
-//! SPRT that stops the match early (formulas in [`crate::play::elo`]).
+//! some parameters, or an external UCI engine), each opening played with
+//! both colours, several games at once, with live statistics and an
+//! optional SPRT that stops the match early (formulas in
+//! [`crate::play::elo`] and [`crate::play::sprt`]).
 //!
-//! Game `i` (0-based) uses the opening of pair `i / 2`; player A has White in
-//! even games and Black in odd ones. Each worker thread owns its own two
-//! players, so in-process searchers never share tables; every game starts
-//! with `new_game` (fresh tables, `ucinewgame`).
+//! Which game plays what: with `repeat` games per opening (2 by default),
+//! game `i` (0-based, counted from `first_game`) plays the opening of slot
+//! `i / repeat`, and player A has White when `i mod repeat` is even. Games
+//! `i` and `i + 1` with `i mod repeat` even (and `i mod repeat + 1 <
+//! repeat`) form a *pair*: the same opening with colours swapped. Pairs are
+//! the independent samples of the pentanomial statistics and the SPRT;
+//! with `repeat` 1 no game is paired and both use the trinomial W/D/L
+//! record. Each worker thread owns its own two players, so in-process
+//! searchers never share tables; every game starts with `new_game` (fresh
+//! tables, `ucinewgame`).
 //!
 //! Under a time control the clocks are real: the runner measures the time
 //! each move actually took, subtracts it from the mover's clock and adds the
@@ -29,17 +36,18 @@ use shakmaty::{Color, Position};
 use crate::eval::Params;
 use crate::formats::labeled::GameResult;
 use crate::formats::pgn_record::PgnGame;
-use crate::play::elo::{Record, Sprt, SprtDecision};
+use crate::play::elo::{Estimate, Pentanomial, Record};
 use crate::play::game::Choice;
 use crate::play::game::{
     DrawRule, GameClocks, GameOutcome, GameRules, ResignRule, SearchBudget, Termination, play_out,
 };
-use crate::play::openings::{Opening, OpeningSource};
+use crate::play::openings::{Opening, OpeningOrder, OpeningSource};
 use crate::play::player::{InProcessPlayer, Player, PlayerError};
+use crate::play::sprt::{Sprt, SprtDecision};
 use crate::play::uci_client::{EngineSpec, UciPlayer};
 
-/// Games per opening: one with each colour.
-pub const GAMES_PER_PAIR: usize = 2;
+/// Games per opening by default: one with each colour.
+pub const DEFAULT_REPEAT: usize = 2;
 /// PGN `TimeControl` value of a match without a clock.
 const NO_CLOCK_TIME_CONTROL: &str = "-";
 
@@ -146,11 +154,19 @@ pub enum MoveLimit {
 pub struct MatchSettings {
     /// Player A and player B.
     pub players: [Contestant; 2],
-    /// Total games (pairs of games per opening; an odd total plays the last
-    /// opening once, A with White).
+    /// Total games (an odd total plays the last opening once, A with
+    /// White).
     pub games: usize,
+    /// Number of the first game (0 for a whole match; a later number plays
+    /// the openings and colours of a later part of the same match).
+    pub first_game: usize,
+    /// Games per opening, A with White in the first, third, … (see the
+    /// module documentation); at least 1.
+    pub repeat: usize,
     /// Where games start.
     pub openings: OpeningSource,
+    /// The order of a list of openings.
+    pub order: OpeningOrder,
     /// Thinking limit of every move.
     pub limit: MoveLimit,
     /// Resign adjudication.
@@ -274,8 +290,17 @@ impl GameReport {
 /// The state of a match after some games.
 #[derive(Clone, Debug, Default)]
 pub struct Standing {
-    /// Player A's record.
+    /// Player A's record over all games.
     pub record: Record,
+    /// Player A's record over completed pairs (empty when games are not
+    /// paired).
+    pub pairs: Pentanomial,
+    /// Whether games are paired (`repeat` ≥ 2): the statistics and the SPRT
+    /// then use [`Standing::pairs`], otherwise [`Standing::record`].
+    pub paired: bool,
+    /// Player A's score in games whose partner has not finished yet (or has
+    /// none), by game number.
+    pub waiting: BTreeMap<usize, f64>,
     /// Forfeits by loser and reason.
     pub forfeits: BTreeMap<(Side, ForfeitReason), u64>,
     /// Games by ending (rules and adjudication).
@@ -286,15 +311,49 @@ pub struct Standing {
     pub llr: Option<f64>,
 }
 
+/// The game that forms a pair with game `index` under `repeat` games per
+/// opening, if any.
+pub fn partner(index: usize, repeat: usize) -> Option<usize> {
+    let within = index % repeat.max(1);
+    if within % 2 == 1 {
+        Some(index - 1)
+    } else if within + 1 < repeat {
+        Some(index + 1)
+    } else {
+        None
+    }
+}
+
 impl Standing {
-    fn add(&mut self, report: &GameReport, sprt: Option<&Sprt>) {
+    /// An empty standing for games played `repeat` times per opening.
+    pub fn new(repeat: usize) -> Self {
+        Standing {
+            paired: repeat >= 2,
+            ..Standing::default()
+        }
+    }
+
+    /// Counts a finished game, and its pair once both games are in.
+    pub fn add(&mut self, report: &GameReport, repeat: usize, sprt: Option<&Sprt>) {
         let score = report.score_of_a();
-        if score > 0.5 {
-            self.record.wins += 1;
-        } else if score < 0.5 {
-            self.record.losses += 1;
-        } else {
-            self.record.draws += 1;
+        self.record.add(score);
+        match partner(report.index, repeat) {
+            Some(other) => match self.waiting.remove(&other) {
+                Some(other_score) => {
+                    let (first, second) = if other < report.index {
+                        (other_score, score)
+                    } else {
+                        (score, other_score)
+                    };
+                    self.pairs.add(first, second);
+                }
+                None => {
+                    self.waiting.insert(report.index, score);
+                }
+            },
+            None => {
+                self.waiting.insert(report.index, score);
+            }
         }
         match &report.end {
             GameEnd::Rules(t) => *self.endings.entry(*t).or_default() += 1,
@@ -303,26 +362,43 @@ impl Standing {
             }
         }
         if let Some(sprt) = sprt {
-            self.llr = Some(sprt.llr(&self.record));
-            self.sprt = Some(sprt.decision(&self.record));
+            let llr = if self.paired {
+                sprt.llr_pairs(&self.pairs)
+            } else {
+                sprt.llr_games(&self.record)
+            };
+            self.llr = Some(llr);
+            self.sprt = Some(sprt.decide(llr));
         }
     }
 
-    /// One line: `+W =D -L score S elo E [low, high] LOS P` (and the LLR).
+    /// The statistics the match is judged by: over pairs when games are
+    /// paired, over games otherwise.
+    pub fn estimate(&self) -> Estimate {
+        if self.paired {
+            self.pairs.estimate()
+        } else {
+            self.record.estimate()
+        }
+    }
+
+    /// One line: `+W =D -L`, the pentanomial counts when paired, then Elo
+    /// with its interval, LOS (and the LLR).
     pub fn summary_line(&self) -> String {
         let r = &self.record;
-        let e = r.elo();
-        let mut line = format!(
-            "+{} ={} -{} score {:.3} elo {:+.1} [{:+.1}, {:+.1}] LOS {:.1}%",
-            r.wins,
-            r.draws,
-            r.losses,
-            r.score(),
+        let e = self.estimate();
+        let mut line = format!("+{} ={} -{}", r.wins, r.draws, r.losses);
+        if self.paired {
+            let [ll, ld, even, wd, ww] = self.pairs.frequencies();
+            line.push_str(&format!(" pairs [{ll} {ld} {even} {wd} {ww}]"));
+        }
+        line.push_str(&format!(
+            " elo {:+.1} [{:+.1}, {:+.1}] LOS {:.1}%",
             e.elo,
             e.low,
             e.high,
-            100.0 * r.los()
-        );
+            100.0 * e.los
+        ));
         if let Some(llr) = self.llr {
             line.push_str(&format!(" LLR {llr:+.2}"));
         }
@@ -406,7 +482,7 @@ fn play_match_game(
     opening: &Opening,
     stopped: &dyn Fn() -> bool,
 ) -> Option<GameReport> {
-    let white = if index.is_multiple_of(GAMES_PER_PAIR) {
+    let white = if (index % settings.repeat).is_multiple_of(2) {
         Side::A
     } else {
         Side::B
@@ -582,16 +658,20 @@ pub fn run_match(
             "concurrency must be at least 1".into(),
         ));
     }
+    if settings.repeat == 0 {
+        return Err(MatchError::Settings("repeat must be at least 1".into()));
+    }
     for contestant in &settings.players {
         start_player(contestant, settings.hash_mb).map_err(|source| MatchError::Start {
             name: contestant.name.clone(),
             source,
         })?;
     }
-    let next_game = AtomicUsize::new(0);
+    let (first, end) = (settings.first_game, settings.first_game + settings.games);
+    let next_game = AtomicUsize::new(first);
     let stop = AtomicBool::new(false);
     let stopped = || stop.load(Ordering::Relaxed) || abort.load(Ordering::Relaxed);
-    let mut standing = Standing::default();
+    let mut standing = Standing::new(settings.repeat);
     let mut games_played = 0;
     let (sender, receiver) = channel::<GameReport>();
     std::thread::scope(|scope| {
@@ -607,12 +687,14 @@ pub fn run_match(
                 });
                 loop {
                     let index = next_game.fetch_add(1, Ordering::Relaxed);
-                    if index >= settings.games || stopped() {
+                    if index >= end || stopped() {
                         break;
                     }
-                    let opening = settings
-                        .openings
-                        .for_pair(index / GAMES_PER_PAIR, settings.seed);
+                    let opening = settings.openings.for_slot(
+                        index / settings.repeat,
+                        settings.seed,
+                        settings.order,
+                    );
                     let Some(report) =
                         play_match_game(settings, &mut seats, index, &opening, stopped)
                     else {
@@ -630,7 +712,7 @@ pub fn run_match(
                 continue;
             }
             games_played += 1;
-            standing.add(&report, settings.sprt.as_ref());
+            standing.add(&report, settings.repeat, settings.sprt.as_ref());
             on_game(&report, &standing);
             if standing.sprt.is_some_and(|d| d != SprtDecision::Continue) {
                 stop.store(true, Ordering::Relaxed);

@@ -1,7 +1,8 @@
 //! Playing games: the arbiter of one game ([`game`]), who chooses the moves
 //! ([`player`]: the in-process searcher, or any UCI engine through
 //! [`uci_client`]), opening sources ([`openings`]), engine matches
-//! ([`match_runner`]) and their statistics ([`elo`]). Uses the core and the
+//! ([`match_runner`]), their statistics ([`elo`]) and the sequential test
+//! that stops them early ([`sprt`]). Uses the core and the
 //! formats, never the reverse.
 
 pub mod elo;
@@ -9,4 +10,5 @@ pub mod game;
 pub mod match_runner;
 pub mod openings;
 pub mod player;
+pub mod sprt;
 pub mod uci_client;

@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 
 use pgn_reader::{RawTag, Reader, SanPlus, Skip, Visitor};
 use rand::SeedableRng;
+use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use shakmaty::{Chess, Move, Position};
 
@@ -27,8 +28,10 @@ use crate::play::game::{GameRecord, decided_outcome};
 const BOOK_EXTENSION: &str = "bin";
 /// File name extension of a PGN file.
 const PGN_EXTENSION: &str = "pgn";
-/// Mixed into the seed for the book line of each game pair.
+/// Mixed into the seed for the book line of each opening slot.
 const PAIR_SEED_MIX: u64 = 0x9E37_79B9_7F4A_7C15;
+/// Mixed into the seed for the shuffle of each pass through a list.
+const PASS_SEED_MIX: u64 = 0xD1B5_4A32_D192_ED03;
 
 /// A start position and the moves played from it before the engines take
 /// over.
@@ -86,15 +89,66 @@ pub enum OpeningsError {
     Empty(PathBuf),
 }
 
+/// In which order a list of openings is used.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum OpeningOrder {
+    /// In file order, starting again from the first after the last.
+    #[default]
+    Sequential,
+    /// In a random order drawn from the seed: each pass through the list is
+    /// a fresh shuffle, so every opening is used once before any is used
+    /// again.
+    Random,
+}
+
+impl std::str::FromStr for OpeningOrder {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        match text {
+            "sequential" => Ok(OpeningOrder::Sequential),
+            "random" => Ok(OpeningOrder::Random),
+            _ => Err(format!(
+                "{text:?} is not an opening order (sequential or random)"
+            )),
+        }
+    }
+}
+
+impl OpeningOrder {
+    /// The name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            OpeningOrder::Sequential => "sequential",
+            OpeningOrder::Random => "random",
+        }
+    }
+
+    /// The list index of slot `slot` in a list of `len` openings.
+    pub fn index(self, slot: usize, len: usize, seed: u64) -> usize {
+        match self {
+            OpeningOrder::Sequential => slot % len,
+            OpeningOrder::Random => {
+                let pass = (slot / len) as u64;
+                let mut rng =
+                    ChaCha8Rng::seed_from_u64(seed ^ (pass + 1).wrapping_mul(PASS_SEED_MIX));
+                let mut order: Vec<usize> = (0..len).collect();
+                order.shuffle(&mut rng);
+                order[slot % len]
+            }
+        }
+    }
+}
+
 /// The openings of a match.
 #[derive(Debug)]
 pub enum OpeningSource {
     /// Every game from the standard position.
     Standard,
-    /// A fixed list, used in order (cycling when the match is longer).
+    /// A fixed list, used in an [`OpeningOrder`].
     List(Vec<Opening>),
     /// A random line of up to `plies` book moves from the standard position
-    /// per game pair.
+    /// per opening slot.
     Book {
         /// The book.
         book: PolyglotBook,
@@ -134,15 +188,16 @@ impl OpeningSource {
         }
     }
 
-    /// The opening of game pair `pair` (both games of a pair share it).
-    /// Reproducible for a given `seed`.
-    pub fn for_pair(&self, pair: usize, seed: u64) -> Opening {
+    /// The opening of slot `slot` (the games of a slot share it; see
+    /// [`crate::play::match_runner`] for which games those are), taken from
+    /// a list in `order`. Reproducible for a given `seed`.
+    pub fn for_slot(&self, slot: usize, seed: u64, order: OpeningOrder) -> Opening {
         match self {
             OpeningSource::Standard => Opening::standard(),
-            OpeningSource::List(list) => list[pair % list.len()].clone(),
+            OpeningSource::List(list) => list[order.index(slot, list.len(), seed)].clone(),
             OpeningSource::Book { book, plies } => {
                 let mut rng =
-                    ChaCha8Rng::seed_from_u64(seed ^ (pair as u64 + 1).wrapping_mul(PAIR_SEED_MIX));
+                    ChaCha8Rng::seed_from_u64(seed ^ (slot as u64 + 1).wrapping_mul(PAIR_SEED_MIX));
                 let start = Chess::default();
                 let mut moves = book.random_line(&start, &mut rng, *plies);
                 // Never hand over a finished game: shorten the line.
@@ -282,6 +337,30 @@ impl Visitor for OpeningVisitor {
 mod tests {
     use super::*;
     use std::io::Write;
+
+    #[test]
+    fn random_order_uses_every_opening_once_per_pass() {
+        let order = OpeningOrder::Random;
+        let pass = |seed: u64, n: usize| -> Vec<usize> {
+            (n * 7..(n + 1) * 7)
+                .map(|slot| order.index(slot, 7, seed))
+                .collect()
+        };
+        for n in 0..3 {
+            let mut used = pass(5, n);
+            used.sort_unstable();
+            assert_eq!(used, (0..7).collect::<Vec<_>>());
+        }
+        assert_eq!(pass(5, 1), pass(5, 1), "reproducible");
+        assert_ne!(pass(5, 0), pass(5, 1), "each pass is a fresh shuffle");
+        assert_ne!(pass(5, 0), pass(6, 0), "the seed matters");
+        let sequential: Vec<usize> = (0..9)
+            .map(|slot| OpeningOrder::Sequential.index(slot, 7, 5))
+            .collect();
+        assert_eq!(sequential, [0, 1, 2, 3, 4, 5, 6, 0, 1]);
+        assert!("random".parse::<OpeningOrder>().is_ok());
+        assert!("shuffled".parse::<OpeningOrder>().is_err());
+    }
 
     #[test]
     fn pgn_openings_take_the_first_moves() {
