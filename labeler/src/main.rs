@@ -184,7 +184,7 @@ enum Command {
     /// Make training data from self-play games: every quiet position of
     /// every game, with the game's result and the search score.
     #[command(long_about = SELFPLAY_LONG_ABOUT)]
-    Selfplay(SelfplayArgs),
+    Selfplay(Box<SelfplayArgs>),
 }
 
 #[derive(Args, Debug)]
@@ -273,7 +273,6 @@ struct RulesArgs {
     /// Games reaching this many plies are drawn; 0 disables.
     #[arg(long, default_value_t = DEFAULT_MAX_PLIES)]
     max_plies: u32,
-
 }
 
 /// An external UCI engine instead of the in-process searcher.
@@ -294,7 +293,6 @@ struct EngineArgs {
     /// position is reported as failed.
     #[arg(long, default_value_t = DEFAULT_ENGINE_RETRIES)]
     engine_retries: u32,
-
 }
 
 impl RulesArgs {
@@ -462,7 +460,8 @@ fn game_range(first: u64, games: u64, shard: Option<Shard>) -> Result<Range<u64>
     let Some(shard) = shard else {
         return Ok(first..end);
     };
-    let part = |k: u64| first + (u128::from(games) * u128::from(k) / u128::from(shard.count)) as u64;
+    let part =
+        |k: u64| first + (u128::from(games) * u128::from(k) / u128::from(shard.count)) as u64;
     let range = part(shard.index)..part(shard.index + 1);
     if range.is_empty() {
         bail!("shard {shard} of {games} games holds no game (use fewer shards)");
@@ -579,7 +578,7 @@ fn main() -> ExitCode {
             );
             ExitCode::SUCCESS
         }),
-        Some(Command::Selfplay(args)) => selfplay_command(args),
+        Some(Command::Selfplay(args)) => selfplay_command(*args),
         None => label(cli.label),
     };
     match outcome {

@@ -254,8 +254,7 @@ pub fn decode(bytes: &[u8; RECORD_BYTES]) -> Result<LabeledPosition, DecodeError
     };
     let (ours, theirs) = (bytes[KING_AT], bytes[OPPONENT_KING_AT]);
     let king = |color| board.king_of(color).map(|sq| sq as u8);
-    if king(Color::White) != Some(ours) || king(Color::Black).map(|sq| sq ^ FLIP) != Some(theirs)
-    {
+    if king(Color::White) != Some(ours) || king(Color::Black).map(|sq| sq ^ FLIP) != Some(theirs) {
         return Err(DecodeError::KingSquares { ours, theirs });
     }
     let setup = Setup {
@@ -277,7 +276,9 @@ pub fn decode(bytes: &[u8; RECORD_BYTES]) -> Result<LabeledPosition, DecodeError
 /// (up to [`RECORD_BYTES`] of them), holds binary records: its name ends
 /// in `.bullet` (before any `.gz`/`.zst`), or `head` contains a NUL byte.
 pub fn is_binary(path: &Path, head: &[u8]) -> bool {
-    let name = path.file_name().map(|n| n.to_string_lossy().to_ascii_lowercase());
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase());
     let name = name.as_deref().unwrap_or("");
     let stem = name
         .strip_suffix(".gz")
@@ -428,7 +429,10 @@ mod tests {
             fen_of(&back.position),
             "r3k2r/ppp2ppp/2n5/3q4/3P4/2N5/PP3PPP/R2QK2R w - - 0 1"
         );
-        assert_eq!((back.score, back.result), (Some(-40), Some(GameResult::BlackWin)));
+        assert_eq!(
+            (back.score, back.result),
+            (Some(-40), Some(GameResult::BlackWin))
+        );
         let back_black = decode(&encode(&black).unwrap()).unwrap();
         assert_eq!(back_black, back);
     }

@@ -274,7 +274,10 @@ fn progress_bar(total: u64, done: u64, enabled: bool) -> ProgressBar {
 /// # Errors
 /// On I/O errors, an output that belongs to another run, or when no start
 /// can be found for a game.
-pub fn run(settings: &SelfplaySettings, interrupt: &Arc<Interrupt>) -> Result<(SelfplayStats, bool)> {
+pub fn run(
+    settings: &SelfplaySettings,
+    interrupt: &Arc<Interrupt>,
+) -> Result<(SelfplayStats, bool)> {
     let identity = settings.identity()?;
     let mut output = SelfplayOutput::open(&settings.output, &identity, settings.overwrite)?;
     let range_games = settings.range.end - settings.range.start;

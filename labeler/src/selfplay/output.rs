@@ -204,9 +204,7 @@ impl SelfplayOutput {
     /// # Errors
     /// When writing fails.
     pub fn write_game(&mut self, bytes: &[u8]) -> Result<()> {
-        self.output
-            .write_all(bytes)
-            .context("writing the output")?;
+        self.output.write_all(bytes).context("writing the output")?;
         self.bytes += bytes.len() as u64;
         Ok(())
     }
