@@ -40,6 +40,7 @@ use engine::formats::params_file;
 use engine::play::game::{DrawRule, GameRules, ResignRule, SearchBudget};
 use engine::play::openings::OpeningSource;
 use engine::play::uci_client::EngineSpec;
+use engine::runtime::interrupt::Interrupt as RuntimeInterrupt;
 use engine::search::MATE_BOUND;
 
 /// Default node budget per move (reproducible).
@@ -447,6 +448,9 @@ struct SelfplayArgs {
     /// Never show the progress bar.
     #[arg(long)]
     no_progress: bool,
+    /// Also write the summary as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    summary: Option<PathBuf>,
 }
 
 /// The games `--first-game`, `--games` and `--shard` select.
@@ -544,9 +548,18 @@ fn read_params(path: &Path) -> Result<Params> {
 }
 
 fn selfplay_command(args: SelfplayArgs) -> Result<ExitCode> {
+    let summary_path = args.summary.clone();
     let settings = selfplay_settings(args)?;
-    let interrupt = install_interrupt()?;
-    let (_, interrupted) = selfplay::run(&settings, &interrupt)?;
+    let interrupt = RuntimeInterrupt::new();
+    interrupt.install(Some(
+        "labeler selfplay: interrupted; writing the finished games and stopping",
+    ))?;
+    let (stats, interrupted, elapsed) = selfplay::run(&settings, &interrupt)?;
+    if let Some(path) = summary_path {
+        stats
+            .summary(&settings, elapsed, interrupted)
+            .write(&path)?;
+    }
     Ok(if interrupted {
         ExitCode::from(EXIT_INTERRUPTED)
     } else {

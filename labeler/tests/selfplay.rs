@@ -173,10 +173,37 @@ fn formats_describe_the_same_positions() {
     let epd = dir.path().join("out.epd");
     let text = dir.path().join("out.txt");
     let binary = dir.path().join("out.bullet");
+    let summary = dir.path().join("summary.json");
     for (path, format) in [(&epd, "epd"), (&text, "bullet-text"), (&binary, "bullet")] {
-        run_ok(&mut selfplay(path, &["--games", "4", "--format", format]));
+        run_ok(
+            selfplay(path, &["--games", "4", "--format", format])
+                .arg("--summary")
+                .arg(&summary),
+        );
     }
     let expected = python_records(&epd);
+    // The JSON summary (of the last run) counts what was written.
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap();
+    assert_eq!(json["status"], "complete");
+    assert_eq!(json["counts"]["games"], 4);
+    assert_eq!(json["counts"]["positions_kept"], expected.len() as u64);
+    let results: u64 = ["white_wins", "draws", "black_wins"]
+        .iter()
+        .map(|k| json["counts"][k].as_u64().unwrap())
+        .sum();
+    assert_eq!(results, 4);
+    let dropped: u64 = json["skipped"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(k, _)| !k.starts_with("starts_"))
+        .map(|(_, v)| v.as_u64().unwrap())
+        .sum();
+    assert_eq!(
+        json["counts"]["positions_searched"].as_u64().unwrap(),
+        expected.len() as u64 + dropped
+    );
     assert!(expected.len() > 100, "four games give positions");
     assert!(expected.iter().any(|r| r.stm == 1) && expected.iter().any(|r| r.result != 0.5));
     // bulletformat reads the binary file...

@@ -6,11 +6,12 @@
 //! The modules: [`start`] (opening, random plies, start check),
 //! [`game`] (one game through the engine library's game loop),
 //! [`selection`] (which positions are kept), [`output`] (formats and
-//! resuming) and [`summary`]. This module runs the games: worker threads
-//! take game indices in order, each with its own player, and the calling
-//! thread writes finished games strictly in game order. Workers never run
-//! more than [`WINDOW_PER_THREAD`] games per thread ahead of the writer,
-//! so memory stays bounded whatever `--games` is. Game `i` depends only on
+//! resuming) and [`summary`]. This module runs the games on the tools'
+//! ordered map ([`engine::runtime::ordered`]): worker threads take game
+//! indices in order, each with its own player, and finished games are
+//! written strictly in game order, a checkpoint after each. At most
+//! [`WINDOW_PER_THREAD`] games per thread are in flight, so memory stays
+//! bounded whatever `--games` is. Game `i` depends only on
 //! the seed and `i` (its generator, fresh search tables, a node or depth
 //! budget), so the output is byte-identical for any `--threads`, and
 //! `--first-game`/`--shard` runs concatenated in order equal one run.
@@ -21,33 +22,29 @@ pub mod selection;
 pub mod start;
 pub mod summary;
 
-use std::collections::BTreeMap;
-use std::io::IsTerminal;
 use std::ops::Range;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Sender, channel};
-use std::sync::{Arc, Condvar, Mutex};
-use std::time::{Duration, Instant};
+use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::{Context, Result};
 use engine::eval::Params;
 use engine::play::player::{InProcessPlayer, Player, PlayerError};
 use engine::play::uci_client::{EngineSpec, UciPlayer};
-use indicatif::{ProgressBar, ProgressStyle};
+use engine::runtime::interrupt::Interrupt;
+use engine::runtime::ordered::{Flow, OrderedMap};
+use engine::runtime::progress::Progress;
 
-use crate::interrupt::Interrupt;
 use crate::resume::RunIdentity;
 use crate::selfplay::game::{GameData, GameSettings, SelfplayError, play_selfplay_game};
 use crate::selfplay::output::{FailedGame, OutputFormat, SelfplayOutput};
 use crate::selfplay::summary::SelfplayStats;
 
-/// Games the workers may run ahead of the writer, per thread.
-pub const WINDOW_PER_THREAD: u64 = 4;
+/// Games in flight per thread (played, or finished and waiting for their
+/// turn to be written).
+pub const WINDOW_PER_THREAD: usize = 4;
 /// Transposition table of an in-process player (cleared every game).
 const IN_PROCESS_HASH_MB: usize = 2;
-/// Progress bar redraws per second at most.
-const REFRESH_PER_SECOND: u8 = 4;
 
 /// Who plays the games.
 #[derive(Clone, Debug)]
@@ -127,8 +124,14 @@ impl SelfplaySettings {
     }
 }
 
+/// A worker thread's player, started on its first game.
+type WorkerPlayer = Option<Box<dyn Player + Send>>;
+
 /// Creates a worker's player.
-fn start_player(spec: &PlayerSpec, interrupt: &Interrupt) -> Result<Box<dyn Player>, PlayerError> {
+fn start_player(
+    spec: &PlayerSpec,
+    interrupt: &Interrupt,
+) -> Result<Box<dyn Player + Send>, PlayerError> {
     match spec {
         PlayerSpec::External(spec) => Ok(Box::new(UciPlayer::start(spec.clone())?)),
         PlayerSpec::InProcess { params, .. } => {
@@ -140,24 +143,27 @@ fn start_player(spec: &PlayerSpec, interrupt: &Interrupt) -> Result<Box<dyn Play
 }
 
 /// What became of one game.
-enum Finished {
+enum GameEnd {
     Played(GameData),
     Failed(String),
 }
 
 /// Plays game `index`, restarting a failed external engine and retrying;
 /// `None` when interrupted.
+///
+/// # Errors
+/// [`SelfplayError::NoStart`]: no start can be found (a setting error).
 fn play_with_retries(
     settings: &SelfplaySettings,
-    player: &mut Option<Box<dyn Player>>,
+    player: &mut WorkerPlayer,
     index: u64,
     interrupt: &Interrupt,
-) -> Result<Option<Finished>, SelfplayError> {
+) -> Option<Result<GameEnd, SelfplayError>> {
     let attempts = 1 + settings.engine_retries;
     let mut last_error = String::new();
     for _ in 0..attempts {
         if interrupt.requested() {
-            return Ok(None);
+            return None;
         }
         if player.is_none() {
             match start_player(&settings.player, interrupt) {
@@ -170,114 +176,54 @@ fn play_with_retries(
         }
         let active = player.as_deref_mut().expect("player started");
         match play_selfplay_game(active, &settings.games, index, interrupt.flag()) {
-            Ok(data) => return Ok(Some(Finished::Played(data))),
-            Err(SelfplayError::Interrupted) => return Ok(None),
+            Ok(data) => return Some(Ok(GameEnd::Played(data))),
+            Err(SelfplayError::Interrupted) => return None,
             Err(SelfplayError::Player(e)) => {
                 if interrupt.requested() {
-                    return Ok(None);
+                    return None;
                 }
                 last_error = e.to_string();
                 // Dropping the player kills a hung or crashed engine.
                 *player = None;
             }
-            Err(e @ SelfplayError::NoStart(_)) => return Err(e),
+            Err(e @ SelfplayError::NoStart(_)) => return Some(Err(e)),
         }
     }
-    Ok(Some(Finished::Failed(format!(
+    Some(Ok(GameEnd::Failed(format!(
         "{last_error} (after {attempts} attempts)"
     ))))
 }
 
-/// Lets workers take game `n` only while it is within the window of the
-/// writer's progress.
-struct Window {
-    written: Mutex<u64>,
-    advanced: Condvar,
-    width: u64,
+/// The progress message: games of the range, ETA, rates, results.
+fn progress_message(stats: &SelfplayStats, done: u64, elapsed: Duration) -> String {
+    let seconds = elapsed.as_secs_f64().max(f64::EPSILON);
+    let rate = stats.games as f64 / seconds;
+    let left = stats.range_games.saturating_sub(done);
+    let eta = if rate > 0.0 {
+        let s = (left as f64 / rate).round() as u64;
+        format!("{}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60)
+    } else {
+        "?".to_string()
+    };
+    format!(
+        "{done}/{} games, ETA {eta}, {rate:.2} games/s, {:.0} positions/s, {}",
+        stats.range_games,
+        stats.kept as f64 / seconds,
+        stats.distribution()
+    )
 }
 
-impl Window {
-    /// Waits until game `n` may start; false when interrupted.
-    fn wait_for_room(&self, n: u64, interrupt: &Interrupt) -> bool {
-        let mut written = self.written.lock().expect("window lock");
-        while n >= *written + self.width {
-            if interrupt.requested() {
-                return false;
-            }
-            written = self
-                .advanced
-                .wait_timeout(written, Duration::from_millis(100))
-                .expect("window lock")
-                .0;
-        }
-        !interrupt.requested()
-    }
-
-    fn advance(&self, written: u64) {
-        *self.written.lock().expect("window lock") = written;
-        self.advanced.notify_all();
-    }
-}
-
-/// Messages from the workers to the writer.
-enum Event {
-    Done(u64, Finished),
-    Fatal(anyhow::Error),
-}
-
-fn work(
-    settings: &SelfplaySettings,
-    next: &AtomicU64,
-    window: &Window,
-    events: &Sender<Event>,
-    interrupt: &Interrupt,
-) {
-    let mut player = None;
-    loop {
-        let index = next.fetch_add(1, Ordering::SeqCst);
-        if index >= settings.range.end || !window.wait_for_room(index, interrupt) {
-            return;
-        }
-        let event = match play_with_retries(settings, &mut player, index, interrupt) {
-            Ok(Some(finished)) => Event::Done(index, finished),
-            Ok(None) => return,
-            Err(e) => Event::Fatal(anyhow::Error::new(e).context(format!("game {index}"))),
-        };
-        if events.send(event).is_err() {
-            return;
-        }
-    }
-}
-
-/// The live display: games done of the range (with ETA), rates and the
-/// result distribution. Hidden unless enabled and stderr is a terminal.
-fn progress_bar(total: u64, done: u64, enabled: bool) -> ProgressBar {
-    if !enabled || !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(total);
-    bar.set_style(
-        ProgressStyle::with_template("{bar:30.cyan/blue} {pos}/{len} games ETA {eta:>4} | {msg}")
-            .expect("valid progress template"),
-    );
-    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr_with_hz(
-        REFRESH_PER_SECOND,
-    ));
-    bar.set_position(done);
-    bar.reset_eta();
-    bar
-}
-
-/// Runs the games to the end of the range (or to an interrupt); returns
-/// the statistics and whether the run was interrupted.
+/// Runs the games to the end of the range (or to an interrupt) on the
+/// tools' ordered map ([`engine::runtime::ordered`]); returns the
+/// statistics, whether the run was interrupted and how long it took.
 ///
 /// # Errors
 /// On I/O errors, an output that belongs to another run, or when no start
 /// can be found for a game.
 pub fn run(
     settings: &SelfplaySettings,
-    interrupt: &Arc<Interrupt>,
-) -> Result<(SelfplayStats, bool)> {
+    interrupt: &Interrupt,
+) -> Result<(SelfplayStats, bool, Duration)> {
     let identity = settings.identity()?;
     let mut output = SelfplayOutput::open(&settings.output, &identity, settings.overwrite)?;
     let range_games = settings.range.end - settings.range.start;
@@ -288,91 +234,55 @@ pub fn run(
         failures: output.earlier_failures.clone(),
         ..SelfplayStats::default()
     };
-    let first = settings.range.start + done_before;
-    let threads = settings.threads.max(1);
-    let window = Window {
-        written: Mutex::new(first),
-        advanced: Condvar::new(),
-        width: WINDOW_PER_THREAD * threads as u64,
-    };
-    let next = AtomicU64::new(first);
-    let bar = progress_bar(range_games, done_before, settings.progress);
-    let started = Instant::now();
-    let (sender, events) = channel::<Event>();
-    let outcome = std::thread::scope(|scope| -> Result<()> {
-        for _ in 0..threads {
-            let sender = sender.clone();
-            let (next, window, interrupt) = (&next, &window, &**interrupt);
-            scope.spawn(move || work(settings, next, window, &sender, interrupt));
-        }
-        drop(sender);
-        let mut pending: BTreeMap<u64, Finished> = BTreeMap::new();
-        let mut to_write = first;
-        let mut buffer = Vec::new();
-        let result = (|| -> Result<()> {
-            for event in &events {
-                let (index, finished) = match event {
-                    Event::Done(index, finished) => (index, finished),
-                    Event::Fatal(e) => return Err(e),
-                };
-                pending.insert(index, finished);
-                let before = to_write;
-                while let Some(finished) = pending.remove(&to_write) {
-                    match finished {
-                        Finished::Played(data) => {
-                            buffer.clear();
-                            for record in &data.kept {
-                                settings
-                                    .format
-                                    .append(record, &mut buffer)
-                                    .with_context(|| format!("game {to_write}"))?;
-                            }
-                            output.write_game(&buffer)?;
-                            stats.record(&data);
+    let mut games = settings.range.start + done_before..settings.range.end;
+    let progress = Progress::spinner(settings.progress);
+    let mut buffer = Vec::new();
+    let finished = OrderedMap::new(settings.threads)
+        .in_flight_per_thread(WINDOW_PER_THREAD)
+        .stop_on(interrupt.flag())
+        .run(
+            || Ok::<_, anyhow::Error>(games.next().map(|index| (index, ()))),
+            |_thread| WorkerPlayer::None,
+            |player, (index, ())| {
+                play_with_retries(settings, player, index, interrupt).map(|end| (index, end))
+            },
+            |(index, end)| {
+                match end.with_context(|| format!("game {index}"))? {
+                    GameEnd::Played(data) => {
+                        buffer.clear();
+                        for record in &data.kept {
+                            settings
+                                .format
+                                .append(record, &mut buffer)
+                                .with_context(|| format!("game {index}"))?;
                         }
-                        Finished::Failed(reason) => {
-                            let failure = FailedGame {
-                                game: to_write,
-                                reason,
-                            };
-                            bar.suspend(|| {
-                                eprintln!(
-                                    "labeler selfplay: game {} failed: {}",
-                                    failure.game, failure.reason
-                                );
-                            });
-                            output.record_failure(&failure)?;
-                            stats.failures.push(failure);
-                        }
+                        output.write_game(&buffer)?;
+                        stats.record(&data);
                     }
-                    to_write += 1;
+                    GameEnd::Failed(reason) => {
+                        let failure = FailedGame {
+                            game: index,
+                            reason,
+                        };
+                        progress.println(&format!(
+                            "labeler selfplay: game {} failed: {}",
+                            failure.game, failure.reason
+                        ));
+                        output.record_failure(&failure)?;
+                        stats.failures.push(failure);
+                    }
                 }
-                if to_write > before {
-                    output.checkpoint(to_write - settings.range.start)?;
-                    window.advance(to_write);
-                    let seconds = started.elapsed().as_secs_f64().max(f64::EPSILON);
-                    bar.set_position(to_write - settings.range.start);
-                    bar.set_message(format!(
-                        "{:.2} games/s, {:.0} positions/s, {}",
-                        stats.games as f64 / seconds,
-                        stats.kept as f64 / seconds,
-                        stats.distribution()
-                    ));
+                let done = index + 1 - settings.range.start;
+                output.checkpoint(done)?;
+                if !progress.is_hidden() {
+                    progress.set_message(progress_message(&stats, done, progress.elapsed()));
                 }
-            }
-            Ok(())
-        })();
-        if result.is_err() {
-            interrupt.trigger();
-            // Keep draining so that the workers can finish.
-            for _ in &events {}
-        }
-        result
-    });
-    bar.finish_and_clear();
-    let elapsed = started.elapsed();
-    outcome?;
-    let interrupted = interrupt.requested();
+                Ok(Flow::Continue)
+            },
+        );
+    let elapsed = progress.finish();
+    let finished = finished?;
+    let interrupted = finished.interrupted || interrupt.requested();
     eprint!("{}", stats.report(elapsed, interrupted));
-    Ok((stats, interrupted))
+    Ok((stats, interrupted, elapsed))
 }

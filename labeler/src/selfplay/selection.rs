@@ -51,6 +51,17 @@ impl DropReason {
             DropReason::NoScore => "no score reported",
         }
     }
+
+    /// Key in the JSON summary.
+    pub fn key(self) -> &'static str {
+        match self {
+            DropReason::InCheck => "in_check",
+            DropReason::NotQuiet => "not_quiet",
+            DropReason::MateScore => "mate_score",
+            DropReason::BeyondMaxScore => "beyond_max_score",
+            DropReason::NoScore => "no_score",
+        }
+    }
 }
 
 /// Judges a searched position: its score when kept.

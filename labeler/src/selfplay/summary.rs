@@ -8,7 +8,9 @@ use std::time::Duration;
 
 use engine::formats::labeled::GameResult;
 use engine::play::game::Termination;
+use engine::runtime::summary::{Status, Summary};
 
+use crate::selfplay::SelfplaySettings;
 use crate::selfplay::game::GameData;
 use crate::selfplay::output::FailedGame;
 use crate::selfplay::selection::DropReason;
@@ -185,5 +187,61 @@ impl SelfplayStats {
             );
         }
         out
+    }
+
+    /// The JSON summary (`--summary`): counts of games and positions,
+    /// positions dropped and start draws rejected by reason, rates, results
+    /// and endings.
+    pub fn summary(
+        &self,
+        settings: &SelfplaySettings,
+        elapsed: Duration,
+        interrupted: bool,
+    ) -> Summary {
+        let mut summary = Summary::new("labeler selfplay", env!("CARGO_PKG_VERSION"));
+        if interrupted {
+            summary.status = Status::Interrupted;
+        }
+        summary
+            .inputs
+            .extend(settings.openings_path.iter().cloned());
+        summary.output = Some(settings.output.clone());
+        summary
+            .count("games", self.games)
+            .count("games_in_range", self.range_games)
+            .count("games_resumed", self.resumed_games)
+            .count("games_failed", self.failures.len() as u64)
+            .count("positions_kept", self.kept)
+            .count("positions_searched", self.kept + self.dropped_total())
+            .count("plies_played", self.played_plies)
+            .count("white_wins", self.results[0])
+            .count("draws", self.results[1])
+            .count("black_wins", self.results[2]);
+        for reason in DropReason::ALL {
+            summary.skip(
+                reason.key(),
+                self.dropped.get(&reason).copied().unwrap_or(0),
+            );
+        }
+        summary
+            .skip("starts_game_over", self.rejected_starts.game_over)
+            .skip("starts_beyond_max_start_score", self.rejected_starts.score)
+            .timing("total_seconds", elapsed)
+            .rate("games_per_second", self.games as f64, elapsed)
+            .rate("positions_per_second", self.kept as f64, elapsed)
+            .figure("positions_per_game", self.positions_per_game())
+            .figure("average_plies", self.average_plies())
+            .figure("format", settings.format.name())
+            .figure("first_game", settings.range.start)
+            .figure("seed", settings.games.seed);
+        let endings: serde_json::Map<String, serde_json::Value> = Termination::ALL
+            .iter()
+            .map(|kind| {
+                let n = self.terminations.get(kind).copied().unwrap_or(0);
+                (kind.name().replace(['-', ' '], "_"), n.into())
+            })
+            .collect();
+        summary.figure("endings", serde_json::Value::Object(endings));
+        summary
     }
 }
