@@ -216,7 +216,8 @@ pub fn parse(text: &str, path: &Path) -> Result<LoadedParams, ParamsFileError> {
     let missing = names
         .iter()
         .zip(seen)
-        .filter_map(|(n, s)| (!s).then(|| n.clone()))
+        .filter(|(_, s)| !s)
+        .map(|(n, _)| n.clone())
         .collect();
     Ok(LoadedParams {
         params,
