@@ -16,8 +16,8 @@ use engine::chess::position::parse_fen;
 use engine::chess::position::uci_of;
 use engine::eval::{self, Params};
 use engine::formats::labeled::LabeledReader;
-use engine::formats::params_file;
 use engine::formats::{epd_suite, perft_suite};
+use engine::formats::{params_file, search_params_file};
 use engine::play::elo::Estimate;
 use engine::play::game::{DrawRule, ResignRule, SearchBudget};
 use engine::play::match_runner::{
@@ -27,7 +27,7 @@ use engine::play::match_runner::{
 use engine::play::openings::{OpeningOrder, OpeningSource};
 use engine::play::sprt::Sprt;
 use engine::play::uci_client::EngineSpec;
-use engine::search::{SearchLimits, Searcher};
+use engine::search::{SEARCH_PARAMS, SearchLimits, SearchParams, Searcher};
 use engine::uci::UciSession;
 
 /// A UCI chess engine. Without a command it speaks UCI on standard input and
@@ -95,6 +95,21 @@ enum Command {
         /// Params file to load instead of the compiled defaults.
         #[arg(long, short = 'f')]
         file: Option<PathBuf>,
+    },
+    /// Print the search parameters (compiled defaults, or a search params
+    /// file) in the search params text format: `name value` per line, each
+    /// with its documentation, default, range and SPSA step as a comment.
+    SearchParams {
+        /// Search params file to load instead of the compiled defaults.
+        #[arg(long, short = 'f')]
+        file: Option<PathBuf>,
+        /// Print OpenBench's SPSA input instead: `name, int, value, min,
+        /// max, c_end, r_end` (c_end is the declared step).
+        #[arg(long)]
+        openbench: bool,
+        /// The r_end of --openbench.
+        #[arg(long, default_value_t = 0.002)]
+        r_end: f64,
     },
     /// Evaluate a position: breakdown by term group for both sides, the
     /// phase, and a last line `score N` (centipawns, side to move's view).
@@ -169,6 +184,13 @@ struct MatchArgs {
     /// Params file of player B (built-in engine); compiled defaults otherwise.
     #[arg(long, conflicts_with = "engine_b")]
     params_b: Option<PathBuf>,
+    /// Search params file of player A (built-in engine), e.g. from `tuner
+    /// spsa`; compiled defaults otherwise.
+    #[arg(long, conflicts_with = "engine_a")]
+    search_params_a: Option<PathBuf>,
+    /// Search params file of player B (built-in engine).
+    #[arg(long, conflicts_with = "engine_b")]
+    search_params_b: Option<PathBuf>,
     /// Player A is this external UCI engine (command line, split on spaces).
     #[arg(long)]
     engine_a: Option<String>,
@@ -294,6 +316,11 @@ fn main() -> Result<()> {
             threads,
         } => run_test(&file, time, depth, nodes, hash, threads),
         Command::Params { file } => print_params(file.as_ref()),
+        Command::SearchParams {
+            file,
+            openbench,
+            r_end,
+        } => print_search_params(file.as_ref(), openbench, r_end),
         Command::Eval { fen, params } => print_eval(&fen, params.as_ref()),
         Command::BenchEval { file, passes } => bench_eval(&file, passes),
         Command::Match(args) => run_match_command(&args),
@@ -435,6 +462,47 @@ fn load_params(path: Option<&PathBuf>) -> Result<Params> {
     }
 }
 
+/// The search parameters of `path` (warning about unknown names), or the
+/// compiled defaults.
+fn load_search_params(path: Option<&PathBuf>) -> Result<SearchParams> {
+    let Some(path) = path else {
+        return Ok(SearchParams::default());
+    };
+    let loaded = search_params_file::read_file(path)?;
+    if !loaded.unknown.is_empty() {
+        eprintln!(
+            "warning: {}: unknown search parameters ignored: {}",
+            path.display(),
+            loaded.unknown.join(", ")
+        );
+    }
+    Ok(loaded.params)
+}
+
+fn print_search_params(file: Option<&PathBuf>, openbench: bool, r_end: f64) -> Result<()> {
+    let params = load_search_params(file)?;
+    if openbench {
+        // OpenBench's SPSA input: name, int, value, min, max, c_end, r_end.
+        for (i, spec) in SEARCH_PARAMS.iter().enumerate() {
+            println!(
+                "{}, int, {}, {}, {}, {}, {r_end}",
+                spec.name,
+                params.get(i),
+                spec.min,
+                spec.max,
+                spec.step
+            );
+        }
+        return Ok(());
+    }
+    let source = match file {
+        Some(p) => format!("search parameters loaded from {}", p.display()),
+        None => "compiled default search parameters".to_string(),
+    };
+    print!("{}", search_params_file::to_text(&params, &[source]));
+    Ok(())
+}
+
 fn print_params(file: Option<&PathBuf>) -> Result<()> {
     let params = load_params(file)?;
     let source = match file {
@@ -520,6 +588,7 @@ fn bench_eval(file: &PathBuf, passes: usize) -> Result<()> {
 /// The player of one side from its command-line options.
 fn contestant(
     params: Option<&PathBuf>,
+    search_params: Option<&PathBuf>,
     engine: Option<&String>,
     options: &[String],
     name: Option<&String>,
@@ -552,14 +621,26 @@ fn contestant(
             if !options.is_empty() {
                 bail!("UCI options are for external engines (--engine-a/-b)");
             }
-            let label = params.map_or("defaults".to_string(), |p| {
+            let stem = |p: &PathBuf| {
                 p.file_stem().map_or(p.display().to_string(), |s| {
                     s.to_string_lossy().into_owned()
                 })
-            });
+            };
+            let label = match (params, search_params) {
+                (None, None) => "defaults".to_string(),
+                (Some(p), None) | (None, Some(p)) => stem(p),
+                (Some(p), Some(s)) => format!("{}+{}", stem(p), stem(s)),
+            };
             let params =
                 load_params(params).with_context(|| format!("loading params {}", label))?;
-            (label, PlayerKind::InProcess(Arc::new(params)))
+            let search = load_search_params(search_params)?;
+            (
+                label,
+                PlayerKind::InProcess {
+                    params: Arc::new(params),
+                    search,
+                },
+            )
         }
     };
     Ok(Contestant {
@@ -586,6 +667,7 @@ fn run_match_command(args: &MatchArgs) -> Result<()> {
     let timeout = Duration::from_secs_f64(args.engine_timeout.max(0.0));
     let mut a = contestant(
         args.params_a.as_ref(),
+        args.search_params_a.as_ref(),
         args.engine_a.as_ref(),
         &args.option_a,
         args.name_a.as_ref(),
@@ -593,6 +675,7 @@ fn run_match_command(args: &MatchArgs) -> Result<()> {
     )?;
     let mut b = contestant(
         args.params_b.as_ref(),
+        args.search_params_b.as_ref(),
         args.engine_b.as_ref(),
         &args.option_b,
         args.name_b.as_ref(),

@@ -21,6 +21,7 @@ use engine::play::match_runner::{
 use engine::play::openings::{OpeningOrder, OpeningSource};
 use engine::play::sprt::SprtDecision;
 use engine::play::uci_client::EngineSpec;
+use engine::search::SearchParams;
 
 /// Two quiet opening positions from real games (White and Black to move).
 const OPENINGS_EPD: &str = "\
@@ -37,7 +38,10 @@ fn openings_file(dir: &Path) -> PathBuf {
 fn defaults(name: &str) -> Contestant {
     Contestant {
         name: name.to_string(),
-        kind: PlayerKind::InProcess(Arc::new(Params::defaults())),
+        kind: PlayerKind::InProcess {
+            params: Arc::new(Params::defaults()),
+            search: SearchParams::default(),
+        },
     }
 }
 
@@ -289,7 +293,10 @@ fn crippled_material_loses_to_the_defaults() {
     let crippled = params_file::read_file(&path).unwrap().params;
     let a = Contestant {
         name: "crippled".into(),
-        kind: PlayerKind::InProcess(Arc::new(crippled)),
+        kind: PlayerKind::InProcess {
+            params: Arc::new(crippled),
+            search: SearchParams::default(),
+        },
     };
     let openings = OpeningSource::load(&openings_file(dir.path()), 0, 0).unwrap();
     let mut s = settings(a, defaults("defaults"), 4, openings);

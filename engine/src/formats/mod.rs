@@ -2,7 +2,8 @@
 //! positions ([`labeled`]), compressed or plain inputs ([`input`]), atomic
 //! outputs ([`atomic_file`]), PGN splitting and writing ([`pgn_chunks`],
 //! [`pgn_record`]), Polyglot books ([`book`]), test suites ([`epd_suite`],
-//! [`perft_suite`]) and the evaluation's params text file ([`params_file`]).
+//! [`perft_suite`]), the evaluation's params text file ([`params_file`]) and
+//! the search parameters' ([`search_params_file`]).
 //! Formats use the core; the core never uses them.
 
 pub mod atomic_file;
@@ -14,3 +15,4 @@ pub mod params_file;
 pub mod perft_suite;
 pub mod pgn_chunks;
 pub mod pgn_record;
+pub mod search_params_file;

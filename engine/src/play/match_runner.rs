@@ -45,6 +45,7 @@ use crate::play::openings::{Opening, OpeningOrder, OpeningSource};
 use crate::play::player::{InProcessPlayer, Player, PlayerError};
 use crate::play::sprt::{Sprt, SprtDecision};
 use crate::play::uci_client::{EngineSpec, UciPlayer};
+use crate::search::SearchParams;
 
 /// Games per opening by default: one with each colour.
 pub const DEFAULT_REPEAT: usize = 2;
@@ -75,8 +76,13 @@ impl Side {
 /// What plays one side of the match.
 #[derive(Clone, Debug)]
 pub enum PlayerKind {
-    /// The built-in engine with these evaluation parameters.
-    InProcess(Arc<Params>),
+    /// The built-in engine with these evaluation and search parameters.
+    InProcess {
+        /// Evaluation weights.
+        params: Arc<Params>,
+        /// Search parameters.
+        search: SearchParams,
+    },
     /// An external UCI engine.
     External(EngineSpec),
 }
@@ -452,8 +458,10 @@ impl Seat<'_> {
 
 fn start_player(contestant: &Contestant, hash_mb: usize) -> Result<Box<dyn Player>, PlayerError> {
     Ok(match &contestant.kind {
-        PlayerKind::InProcess(params) => {
-            Box::new(InProcessPlayer::new(Arc::clone(params), hash_mb))
+        PlayerKind::InProcess { params, search } => {
+            let mut player = InProcessPlayer::new(Arc::clone(params), hash_mb);
+            player.set_search_params(*search);
+            Box::new(player)
         }
         PlayerKind::External(spec) => Box::new(UciPlayer::start(spec.clone())?),
     })
