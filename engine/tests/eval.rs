@@ -155,11 +155,32 @@ fn finite_differences_match_the_trace_gradient() {
     assert!(checked > 2000);
 }
 
+/// The committed `params.rs` is exactly what the generator writes for the
+/// compiled defaults; after a change to the declaration it is not (a new
+/// block evaluates with its declared default until then), and this test
+/// names the command that regenerates it.
 #[test]
 fn committed_params_rs_is_the_generator_output_for_the_defaults() {
     let committed = include_str!("../src/eval/params.rs");
-    let provenance = codegen::provenance_of(committed).expect("params.rs is generated");
-    assert_eq!(codegen::generate(&DEFAULT_PARAMS, &provenance), committed);
+    let regenerate = format!(
+        "engine/src/eval/params.rs is not the generator's output for the declaration: \
+         regenerate it from the workspace root with `{}`",
+        codegen::REGENERATE_COMMAND
+    );
+    let provenance = codegen::provenance_of(committed).unwrap_or_else(|| panic!("{regenerate}"));
+    let expected = codegen::generate(&DEFAULT_PARAMS, &provenance);
+    if let Some((n, (want, have))) = expected
+        .lines()
+        .zip(committed.lines())
+        .enumerate()
+        .find(|(_, (a, b))| a != b)
+    {
+        panic!(
+            "{regenerate}\nfirst difference at line {}:\n  generated: {want}\n  committed: {have}",
+            n + 1
+        );
+    }
+    assert!(expected == committed, "{regenerate} (the lengths differ)");
 }
 
 #[test]
@@ -174,6 +195,16 @@ fn text_file_to_generated_rust_round_trip() {
     let knight = random.entries[schema::blocks::material.at(1)];
     assert!(rust.contains(&format!("s({:4}, {:4}), // knight", knight.mg, knight.eg)));
     assert_eq!(NUM_ENTRIES * 2, Params::NUM_SCALARS);
+}
+
+#[test]
+fn compiled_defaults_are_within_their_declared_bounds() {
+    for b in schema::BLOCKS {
+        for e in b.block.start..b.block.start + b.block.len {
+            let v = DEFAULT_PARAMS.entries[e];
+            assert!(b.contains(v.mg) && b.contains(v.eg), "{} {v:?}", b.name);
+        }
+    }
 }
 
 #[test]

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use anyhow::{Context, Result, bail, ensure};
-use clap::Parser;
+use clap::{Args, Parser, Subcommand};
 use engine::eval::{BLOCKS, Group, Params, codegen};
 use engine::formats::atomic_file::AtomicFile;
 use engine::formats::params_file;
@@ -31,17 +31,53 @@ use tuner::trace_set::TraceSet;
 /// traces it once into sparse coefficients, then minimises the loss of
 /// `σ(K·eval/400)` against the results (`σ` is the logistic function, `K` is
 /// fitted first). The best weights on the validation set are written to
-/// `--output` (params text file) whenever they improve, and at the end to
-/// `--emit-rust` (the engine's generated `params.rs`). Ctrl-C stops cleanly
+/// `--output` (params text file) whenever they improve, and at the end as
+/// Rust in the engine's `params.rs` format beside it (`OUTPUT.rs`; the
+/// engine's source is changed only with `-f PATH`). Ctrl-C stops cleanly
 /// and still writes the best weights; `--resume` continues from the
 /// checkpoint written after every epoch.
 ///
 /// Arasan's options map as: -c threads, -d defaults, -f emit-rust, -i init,
 /// -x output, -n epochs, -o optimizer, -O objective, -R recompute-pv,
 /// -V validate-gradient.
+///
+/// `tuner codegen` writes the engine's generated `params.rs` from the
+/// parameter declaration and a params file (see `tuner codegen --help`).
 #[derive(Parser, Debug)]
-#[command(version, about, long_about)]
+#[command(version, about, long_about, args_conflicts_with_subcommands = true)]
 struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+
+    #[command(flatten)]
+    train: TrainArgs,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Write the engine's generated `params.rs`.
+    ///
+    /// From the parameter declaration (`engine/src/eval/schema.rs`) and the
+    /// values of `--params FILE`, or of the compiled defaults, where a block
+    /// not yet in `params.rs` has its declared default. After adding or
+    /// changing a block, regenerate the committed file from the workspace
+    /// root with `tuner codegen -o engine/src/eval/params.rs`, then rebuild.
+    Codegen(CodegenArgs),
+}
+
+#[derive(Args, Debug)]
+struct CodegenArgs {
+    /// Params text file with the values (default: the compiled defaults).
+    #[arg(long)]
+    params: Option<PathBuf>,
+
+    /// Where to write the Rust source (`-` for standard output).
+    #[arg(short = 'o', long, default_value = "-")]
+    output: PathBuf,
+}
+
+#[derive(Args, Debug)]
+struct TrainArgs {
     /// Labeled position files (plain, .gz or .zst).
     inputs: Vec<PathBuf>,
 
@@ -54,9 +90,12 @@ struct Cli {
     #[arg(short = 'd', long)]
     defaults: bool,
 
-    /// Where to write the generated Rust parameters at the end.
-    #[arg(short = 'f', long, default_value = "engine/src/eval/params.rs")]
-    emit_rust: PathBuf,
+    /// Where to write the generated Rust parameters at the end (default:
+    /// OUTPUT.rs, beside the params file). The engine's compiled weights
+    /// change only when asked: `-f engine/src/eval/params.rs`, or later
+    /// `tuner codegen --params OUTPUT -o engine/src/eval/params.rs`.
+    #[arg(short = 'f', long)]
+    emit_rust: Option<PathBuf>,
 
     /// Do not write the generated Rust file.
     #[arg(long)]
@@ -144,14 +183,13 @@ struct Cli {
     #[arg(long, default_value_t = 1e-8)]
     l2: f64,
 
-    /// Tune only these groups (comma-separated: material, pst, pawns,
-    /// mobility, pieces, king_safety, threats, tempo).
-    #[arg(long, value_delimiter = ',')]
-    tune: Vec<String>,
+    /// Tune only these groups of parameters (comma-separated).
+    #[arg(long, value_name = "GROUPS", value_delimiter = ',', value_parser = group_parser())]
+    tune: Vec<Group>,
 
-    /// Keep these groups fixed (comma-separated).
-    #[arg(long, value_delimiter = ',')]
-    freeze: Vec<String>,
+    /// Keep these groups fixed (comma-separated; the groups of --tune).
+    #[arg(long, value_name = "GROUPS", value_delimiter = ',', value_parser = group_parser(), hide_possible_values = true)]
+    freeze: Vec<Group>,
 
     /// Stop after this many epochs without a better validation loss.
     #[arg(long, default_value_t = 30)]
@@ -189,20 +227,19 @@ fn with_extension(path: &Path, ext: &str) -> PathBuf {
     PathBuf::from(s)
 }
 
-fn group_mask(cli: &Cli) -> Result<Vec<bool>> {
-    let parse = |names: &[String]| -> Result<Vec<Group>> {
-        names
+/// Parses a group name; `--help` lists the groups of the declaration.
+fn group_parser() -> impl clap::builder::TypedValueParser<Value = Group> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    PossibleValuesParser::new(
+        Group::ALL
             .iter()
-            .map(|n| {
-                Group::from_name(n.trim()).with_context(|| {
-                    let all: Vec<_> = Group::ALL.iter().map(|g| g.name()).collect();
-                    format!("unknown group {n:?}; groups are {}", all.join(", "))
-                })
-            })
-            .collect()
-    };
-    let tune = parse(&cli.tune)?;
-    let freeze = parse(&cli.freeze)?;
+            .map(|g| PossibleValue::new(g.name()).help(g.doc())),
+    )
+    .map(|name| Group::from_name(&name).expect("a declared group"))
+}
+
+fn group_mask(cli: &TrainArgs) -> Result<Vec<bool>> {
+    let (tune, freeze) = (&cli.tune, &cli.freeze);
     let mut mask = vec![false; Params::NUM_SCALARS];
     for b in BLOCKS {
         let on = (tune.is_empty() || tune.contains(&b.group)) && !freeze.contains(&b.group);
@@ -237,7 +274,7 @@ fn rounded(weights: &[f64]) -> Params {
     Params::from_scalars(&values)
 }
 
-fn starting_params(cli: &Cli) -> Result<Params> {
+fn starting_params(cli: &TrainArgs) -> Result<Params> {
     let mut p = match &cli.init {
         Some(path) => {
             let loaded = params_file::read_file(path)?;
@@ -267,7 +304,7 @@ struct Data {
     inputs: Vec<String>,
 }
 
-fn load_data(cli: &Cli, params: &Arc<Params>) -> Result<Data> {
+fn load_data(cli: &TrainArgs, params: &Arc<Params>) -> Result<Data> {
     let keep = cli.recompute_pv > 0;
     let start = Instant::now();
     let bar = progress_bar("tracing");
@@ -368,6 +405,48 @@ fn progress_bar(what: &str) -> indicatif::ProgressBar {
 
 fn main() -> Result<()> {
     let cli = Cli::parse();
+    match cli.command {
+        Some(Command::Codegen(args)) => codegen(&args),
+        None => train(cli.train),
+    }
+}
+
+/// `tuner codegen`: the generated Rust for a params file or the compiled
+/// defaults. The provenance is the params file's header, or, for the
+/// compiled defaults, that of the file being replaced (its values are the
+/// same apart from blocks new in the declaration).
+fn codegen(args: &CodegenArgs) -> Result<()> {
+    let (params, provenance) = match &args.params {
+        Some(path) => {
+            let loaded = params_file::read_file(path)?;
+            for w in loaded.warnings() {
+                eprintln!("warning: {}: {w}", path.display());
+            }
+            let mut provenance = vec![format!("values: {}", path.display())];
+            provenance.extend(loaded.header);
+            (loaded.params, provenance)
+        }
+        None => {
+            let previous = std::fs::read_to_string(&args.output)
+                .ok()
+                .and_then(|text| codegen::provenance_of(&text));
+            (
+                Params::defaults(),
+                previous.unwrap_or_else(|| vec!["values: compiled defaults".to_string()]),
+            )
+        }
+    };
+    let rust = codegen::generate(&params, &provenance);
+    if args.output.as_os_str() == "-" {
+        print!("{rust}");
+    } else {
+        write_atomically(&args.output, &rust)?;
+        eprintln!("wrote {}", args.output.display());
+    }
+    Ok(())
+}
+
+fn train(cli: TrainArgs) -> Result<()> {
     if let Some(t) = cli.threads {
         ensure!(t > 0, "--threads must be at least 1");
         rayon::ThreadPoolBuilder::new()
@@ -603,7 +682,12 @@ fn print_row(r: &EpochRow) {
     );
 }
 
-fn provenance(cli: &Cli, data: &Data, objective: &Objective, state: &Checkpoint) -> Vec<String> {
+fn provenance(
+    cli: &TrainArgs,
+    data: &Data,
+    objective: &Objective,
+    state: &Checkpoint,
+) -> Vec<String> {
     let args: Vec<String> = std::env::args().collect();
     let date = std::process::Command::new("date")
         .arg("-u")
@@ -644,7 +728,12 @@ fn provenance(cli: &Cli, data: &Data, objective: &Objective, state: &Checkpoint)
 }
 
 /// Writes the best weights so far to `--output`, atomically.
-fn write_best(cli: &Cli, data: &Data, objective: &Objective, state: &Checkpoint) -> Result<()> {
+fn write_best(
+    cli: &TrainArgs,
+    data: &Data,
+    objective: &Objective,
+    state: &Checkpoint,
+) -> Result<()> {
     let text = params_file::to_text(
         &rounded(&state.best_weights),
         &provenance(cli, data, objective, state),
@@ -653,7 +742,7 @@ fn write_best(cli: &Cli, data: &Data, objective: &Objective, state: &Checkpoint)
 }
 
 fn finish(
-    cli: &Cli,
+    cli: &TrainArgs,
     data: &Data,
     objective: &Objective,
     state: &Checkpoint,
@@ -668,20 +757,12 @@ fn finish(
     );
     if !cli.no_emit_rust {
         let rust = codegen::generate(&best, &provenance(cli, data, objective, state));
-        match cli.emit_rust.parent() {
-            Some(dir) if !dir.as_os_str().is_empty() && !dir.exists() => bail!(
-                "cannot write {}: directory {} does not exist (run from the workspace root, \
-                 or pass -f PATH / --no-emit-rust)",
-                cli.emit_rust.display(),
-                dir.display()
-            ),
-            _ => {}
-        }
-        write_atomically(&cli.emit_rust, &rust)?;
-        eprintln!(
-            "generated Rust parameters written to {}",
-            cli.emit_rust.display()
-        );
+        let path = cli
+            .emit_rust
+            .clone()
+            .unwrap_or_else(|| with_extension(&cli.output, "rs"));
+        write_atomically(&path, &rust)?;
+        eprintln!("generated Rust parameters written to {}", path.display());
     }
     let plot = cli
         .plot

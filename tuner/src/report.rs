@@ -129,7 +129,7 @@ pub fn svg_plot(rows: &[EpochRow], title: &str) -> String {
 /// of absolute changes and its `top` largest single changes.
 pub fn largest_changes(before: &[i32], after: &[i32], top: usize) -> String {
     let mut out = String::new();
-    for group in Group::ALL {
+    for &group in Group::ALL {
         let mut changes: Vec<(usize, i32, i32)> = Vec::new();
         for b in BLOCKS.iter().filter(|b| b.group == group) {
             for e in b.block.start..b.block.start + b.block.len {

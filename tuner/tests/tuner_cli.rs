@@ -256,6 +256,24 @@ fn bad_lines_are_reported_with_line_numbers_and_skipped() {
     assert!(err.contains("1 without a result rejected"), "{err}");
 }
 
+/// Run from the workspace root, the tuner leaves the engine's source alone:
+/// the generated Rust goes beside the params output unless `-f` says where.
+#[test]
+fn the_default_run_does_not_touch_the_engine_source() {
+    let dir = tempfile::tempdir().unwrap();
+    let eval_dir = dir.path().join("engine/src/eval");
+    std::fs::create_dir_all(&eval_dir).unwrap();
+    let source = eval_dir.join("params.rs");
+    std::fs::write(&source, "// the engine's own file\n").unwrap();
+    ok(&tuner(&["-n", "1", data().to_str().unwrap()], dir.path()));
+    assert_eq!(
+        std::fs::read_to_string(&source).unwrap(),
+        "// the engine's own file\n"
+    );
+    let beside = std::fs::read_to_string(dir.path().join("tuned.params.rs")).unwrap();
+    assert!(beside.starts_with(engine::eval::codegen::GENERATED_MARKER));
+}
+
 /// The tuner's generated file, compiled into a copy of the engine, gives the
 /// engine exactly the tuned values.
 #[test]

@@ -1,72 +1,79 @@
 //! The parameter declaration: the single list of every tunable weight of the
-//! evaluation.
+//! evaluation, and of the groups they belong to.
 //!
 //! Each line of [`declare_params!`] below declares one *block*: a name, a
-//! length, a group, bounds and a layout. Everything else is derived from it:
-//! the flat entry indices ([`blocks`]), the [`BLOCKS`] table of names and
-//! bounds used by the text format and the tuner, and the assembly of the
-//! compiled defaults from the generated `params.rs` (which holds one constant
-//! per block, named after it). Adding a parameter means adding one line here
-//! and regenerating `params.rs` (`tuner --defaults`), nothing else.
+//! length, a group, bounds, a layout, optionally the piece type it belongs
+//! to, and its declared default. Everything else is derived from it: the
+//! flat entry indices ([`blocks`]), the [`BLOCKS`] table of names and bounds
+//! used by the text format and the tuner, the piece→block tables of the
+//! terms ([`blocks_by_role`]), and the compiled defaults: a block's values
+//! come from the generated `params.rs` when it has the block, and from the
+//! declared default otherwise. So a new block compiles and evaluates as soon
+//! as its line is written; `tuner codegen -o engine/src/eval/params.rs`
+//! then writes it into `params.rs` (a test fails until it does, naming that
+//! command).
 //!
 //! Invariants: every entry is a middlegame/endgame pair ([`S`]); the flat
 //! scalar index of an entry's mg value is `2 * entry`, its eg value
 //! `2 * entry + 1`; blocks are laid out in declaration order without gaps.
 
-use super::S;
+use shakmaty::Role;
 
-/// Which family of terms a block belongs to (`--tune`/`--freeze` select by
-/// group).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Group {
+use super::{S, s};
+
+macro_rules! declare_groups {
+    ($( $(#[doc = $doc:literal])+ $group:ident = $name:literal; )+) => {
+        /// Which family of terms a block belongs to (`--tune`/`--freeze`
+        /// select by group, reports sum by group).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Group {
+            $( $(#[doc = $doc])+ $group, )+
+        }
+
+        impl Group {
+            /// Every group, in declaration order.
+            pub const ALL: &[Group] = &[$(Group::$group,)+];
+
+            /// The group's name on the command line and in reports.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(Group::$group => $name,)+
+                }
+            }
+
+            /// What the group holds (one line, for `--help`).
+            pub const fn doc(self) -> &'static str {
+                match self {
+                    $(Group::$group => concat!($($doc),+),)+
+                }
+            }
+        }
+    };
+}
+
+declare_groups! {
     /// Piece values.
-    Material,
+    Material = "material";
     /// Piece-square tables.
-    Pst,
+    Pst = "pst";
     /// Pawn structure and passed pawns.
-    Pawns,
+    Pawns = "pawns";
     /// Mobility by number of safe squares.
-    Mobility,
+    Mobility = "mobility";
     /// Bishop pair, rooks on files and ranks, outposts.
-    Pieces,
+    Pieces = "pieces";
     /// Pawn shield, pawn storm and the attack-counter table.
-    KingSafety,
+    KingSafety = "king_safety";
     /// Attacked and hanging pieces.
-    Threats,
+    Threats = "threats";
     /// Side-to-move bonus.
-    Tempo,
+    Tempo = "tempo";
 }
 
 impl Group {
-    /// Every group, in a stable order.
-    pub const ALL: [Group; 8] = [
-        Group::Material,
-        Group::Pst,
-        Group::Pawns,
-        Group::Mobility,
-        Group::Pieces,
-        Group::KingSafety,
-        Group::Threats,
-        Group::Tempo,
-    ];
-
-    /// The group's name on the command line and in reports.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Group::Material => "material",
-            Group::Pst => "pst",
-            Group::Pawns => "pawns",
-            Group::Mobility => "mobility",
-            Group::Pieces => "pieces",
-            Group::KingSafety => "king_safety",
-            Group::Threats => "threats",
-            Group::Tempo => "tempo",
-        }
-    }
-
     /// Parses a group name as printed by [`Group::name`].
     pub fn from_name(name: &str) -> Option<Group> {
-        Group::ALL.into_iter().find(|g| g.name() == name)
+        Group::ALL.iter().copied().find(|g| g.name() == name)
     }
 }
 
@@ -119,18 +126,45 @@ pub struct BlockInfo {
     pub block: Block,
     /// Group for `--tune`/`--freeze` and reports.
     pub group: Group,
-    /// Smallest value the tuner may give (both phases).
+    /// Smallest value the tuner may give and a params file may set (both
+    /// phases).
     pub min: i32,
-    /// Largest value the tuner may give (both phases).
+    /// Largest value (both phases).
     pub max: i32,
     /// Labels and printed shape.
     pub layout: Layout,
+    /// The piece type the block belongs to, for blocks declared `for Role`
+    /// (one block per piece type within a group: see [`blocks_by_role`]).
+    pub role: Option<Role>,
+    /// The declared default: one value for every element, or one per
+    /// element. Used where `params.rs` does not have the block.
+    pub default: &'static [S],
     /// What the block means.
     pub doc: &'static str,
 }
 
+impl BlockInfo {
+    /// The declared default of element `i`.
+    pub const fn default_at(&self, i: usize) -> S {
+        if self.default.len() == 1 {
+            self.default[0]
+        } else {
+            self.default[i]
+        }
+    }
+
+    /// Whether scalar value `v` is within the block's bounds.
+    pub const fn contains(&self, v: i32) -> bool {
+        self.min <= v && v <= self.max
+    }
+}
+
 macro_rules! declare_params {
-    ($( $(#[doc = $doc:literal])+ $name:ident : [$len:expr], $group:ident, $layout:ident, ($min:expr, $max:expr); )+) => {
+    ($(
+        $(#[doc = $doc:literal])+
+        $name:ident : [$len:expr], $group:ident, $layout:ident, ($min:expr, $max:expr)
+            $(, for $role:ident)? = [$($default:expr),+ $(,)?];
+    )+) => {
         #[allow(non_camel_case_types, clippy::upper_case_acronyms)]
         #[derive(Clone, Copy)]
         enum BlockId { $($name,)+ }
@@ -169,105 +203,195 @@ macro_rules! declare_params {
                 min: $min,
                 max: $max,
                 layout: Layout::$layout,
+                role: declare_params!(@role $($role)?),
+                default: &[$($default),+],
                 doc: concat!($($doc),+),
             },)+
         ];
-
-        /// Assembles the compiled defaults from the generated `params.rs`.
-        pub(crate) const fn compiled_defaults() -> [S; NUM_ENTRIES] {
-            let mut out = [S::ZERO; NUM_ENTRIES];
-            $(
-                let values: &[S] = &super::params::$name;
-                assert!(values.len() == blocks::$name.len, "params.rs does not match the declaration");
-                let mut i = 0;
-                while i < values.len() {
-                    out[blocks::$name.start + i] = values[i];
-                    i += 1;
-                }
-            )+
-            out
-        }
     };
+    (@role) => { None };
+    (@role $role:ident) => { Some(Role::$role) };
 }
+
+const fn same_name(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The values `params.rs` holds for the block `name`, if it has it.
+const fn generated(name: &str) -> Option<&'static [S]> {
+    let mut i = 0;
+    while i < super::params::GENERATED.len() {
+        let (n, values) = super::params::GENERATED[i];
+        if same_name(n, name) {
+            return Some(values);
+        }
+        i += 1;
+    }
+    None
+}
+
+/// The compiled defaults: each block's values from the generated
+/// `params.rs` where it has them, the declared default otherwise (a new
+/// block, or new elements of a longer block). Checks the declared defaults'
+/// lengths at compile time.
+pub(crate) const fn compiled_defaults() -> [S; NUM_ENTRIES] {
+    let mut out = [S::ZERO; NUM_ENTRIES];
+    let mut b = 0;
+    while b < BLOCKS.len() {
+        let info = &BLOCKS[b];
+        assert!(
+            info.default.len() == 1 || info.default.len() == info.block.len,
+            "a declared default has one value or one per element"
+        );
+        let from_file: &[S] = match generated(info.name) {
+            Some(values) => values,
+            None => &[],
+        };
+        let mut i = 0;
+        while i < info.block.len {
+            out[info.block.start + i] = if i < from_file.len() {
+                from_file[i]
+            } else {
+                info.default_at(i)
+            };
+            i += 1;
+        }
+        b += 1;
+    }
+    out
+}
+
+/// The block of each piece type within `group`, indexed pawn = 0 … king =
+/// 5, from the blocks declared `for Role`. Evaluated at compile time by the
+/// terms; two blocks of a group for one piece type fail the build.
+pub const fn blocks_by_role(group: Group) -> [Option<Block>; 6] {
+    let mut out = [None; 6];
+    let mut b = 0;
+    while b < BLOCKS.len() {
+        let info = &BLOCKS[b];
+        if info.group as u8 == group as u8
+            && let Some(role) = info.role
+        {
+            let r = role as usize - 1;
+            assert!(
+                out[r].is_none(),
+                "two blocks of one group for one piece type"
+            );
+            out[r] = Some(info.block);
+        }
+        b += 1;
+    }
+    out
+}
+
+/// [`blocks_by_role`] for a group that has a block for every piece type.
+pub const fn block_for_every_role(group: Group) -> [Block; 6] {
+    let by_role = blocks_by_role(group);
+    let mut out = [Block { start: 0, len: 0 }; 6];
+    let mut r = 0;
+    while r < 6 {
+        out[r] = match by_role[r] {
+            Some(b) => b,
+            None => panic!("a piece type has no block in this group"),
+        };
+        r += 1;
+    }
+    out
+}
+
+const ZERO: S = S::ZERO;
 
 declare_params! {
     /// Piece values, indexed by piece type (the king slot stays 0).
-    material: [6], Material, Role, (0, 2500);
+    material: [6], Material, Role, (0, 2500)
+        = [s(100, 100), s(300, 300), s(300, 300), s(500, 500), s(900, 900), ZERO];
     /// Pawn placement by square (White's view; Black's squares are mirrored).
-    pst_pawn: [64], Pst, Board, (-200, 200);
+    pst_pawn: [64], Pst, Board, (-200, 200), for Pawn = [ZERO];
     /// Knight placement by square.
-    pst_knight: [64], Pst, Board, (-200, 200);
+    pst_knight: [64], Pst, Board, (-200, 200), for Knight = [ZERO];
     /// Bishop placement by square.
-    pst_bishop: [64], Pst, Board, (-200, 200);
+    pst_bishop: [64], Pst, Board, (-200, 200), for Bishop = [ZERO];
     /// Rook placement by square.
-    pst_rook: [64], Pst, Board, (-200, 200);
+    pst_rook: [64], Pst, Board, (-200, 200), for Rook = [ZERO];
     /// Queen placement by square.
-    pst_queen: [64], Pst, Board, (-200, 200);
+    pst_queen: [64], Pst, Board, (-200, 200), for Queen = [ZERO];
     /// King placement by square.
-    pst_king: [64], Pst, Board, (-200, 200);
+    pst_king: [64], Pst, Board, (-200, 200), for King = [ZERO];
     /// A pawn with another pawn of its colour on the same file in front of it.
-    pawn_doubled: [1], Pawns, Scalar, (-100, 50);
+    pawn_doubled: [1], Pawns, Scalar, (-100, 50) = [ZERO];
     /// A pawn with no friendly pawn on the adjacent files.
-    pawn_isolated: [1], Pawns, Scalar, (-100, 50);
+    pawn_isolated: [1], Pawns, Scalar, (-100, 50) = [ZERO];
     /// A pawn that cannot safely advance and is behind all its neighbours.
-    pawn_backward: [1], Pawns, Scalar, (-100, 50);
+    pawn_backward: [1], Pawns, Scalar, (-100, 50) = [ZERO];
     /// A pawn defended by a pawn, by relative rank.
-    pawn_supported: [8], Pawns, List, (-50, 200);
+    pawn_supported: [8], Pawns, List, (-50, 200) = [ZERO];
     /// A pawn with a friendly pawn beside it on the same rank, by relative rank.
-    pawn_phalanx: [8], Pawns, List, (-50, 200);
+    pawn_phalanx: [8], Pawns, List, (-50, 200) = [ZERO];
     /// A passed pawn, by relative rank.
-    passed_rank: [8], Pawns, List, (-50, 300);
+    passed_rank: [8], Pawns, List, (-50, 300) = [ZERO];
     /// A passed pawn whose path to promotion holds no piece, by relative rank.
-    passed_free_path: [8], Pawns, List, (-50, 300);
+    passed_free_path: [8], Pawns, List, (-50, 300) = [ZERO];
     /// A passed pawn whose stop square is occupied by an enemy piece, by relative rank.
-    passed_blocked: [8], Pawns, List, (-200, 50);
+    passed_blocked: [8], Pawns, List, (-200, 50) = [ZERO];
     /// Distance of the own king to the passer's stop square, weighted by the passer's rank.
-    passed_own_king_distance: [8], Pawns, List, (-50, 50);
+    passed_own_king_distance: [8], Pawns, List, (-50, 50) = [ZERO];
     /// Distance of the enemy king to the passer's stop square, weighted by the passer's rank.
-    passed_enemy_king_distance: [8], Pawns, List, (-50, 50);
+    passed_enemy_king_distance: [8], Pawns, List, (-50, 50) = [ZERO];
     /// Knight mobility: safe squares attacked (0–8).
-    mobility_knight: [9], Mobility, List, (-150, 150);
+    mobility_knight: [9], Mobility, List, (-150, 150), for Knight = [ZERO];
     /// Bishop mobility: safe squares attacked (0–13).
-    mobility_bishop: [14], Mobility, List, (-150, 150);
+    mobility_bishop: [14], Mobility, List, (-150, 150), for Bishop = [ZERO];
     /// Rook mobility: safe squares attacked (0–14).
-    mobility_rook: [15], Mobility, List, (-150, 150);
+    mobility_rook: [15], Mobility, List, (-150, 150), for Rook = [ZERO];
     /// Queen mobility: safe squares attacked (0–27).
-    mobility_queen: [28], Mobility, List, (-150, 150);
+    mobility_queen: [28], Mobility, List, (-150, 150), for Queen = [ZERO];
     /// Both bishops.
-    bishop_pair: [1], Pieces, Scalar, (0, 150);
+    bishop_pair: [1], Pieces, Scalar, (0, 150) = [ZERO];
     /// A rook on a file without pawns.
-    rook_open_file: [1], Pieces, Scalar, (-50, 150);
+    rook_open_file: [1], Pieces, Scalar, (-50, 150) = [ZERO];
     /// A rook on a file without own pawns but with enemy pawns.
-    rook_half_open_file: [1], Pieces, Scalar, (-50, 150);
+    rook_half_open_file: [1], Pieces, Scalar, (-50, 150) = [ZERO];
     /// A rook on the 7th rank (relative).
-    rook_seventh_rank: [1], Pieces, Scalar, (-50, 150);
+    rook_seventh_rank: [1], Pieces, Scalar, (-50, 150) = [ZERO];
     /// A knight on an outpost: ranks 4–6, defended by a pawn, no enemy pawn can chase it.
-    knight_outpost: [1], Pieces, Scalar, (-50, 150);
+    knight_outpost: [1], Pieces, Scalar, (-50, 150) = [ZERO];
     /// A bishop on an outpost.
-    bishop_outpost: [1], Pieces, Scalar, (-50, 150);
+    bishop_outpost: [1], Pieces, Scalar, (-50, 150) = [ZERO];
     /// Pawn shield on each of the three files around the king: own pawn on
     /// relative rank 2, rank 3, further up, or no pawn in front of the king.
-    king_shield: [4], KingSafety, List, (-100, 100);
+    king_shield: [4], KingSafety, List, (-100, 100) = [ZERO];
     /// Pawn storm on the three files around the king: nearest enemy pawn on
     /// relative rank 3, 4, 5, 6–7, or none.
-    king_storm: [5], KingSafety, List, (-100, 100);
+    king_storm: [5], KingSafety, List, (-100, 100) = [ZERO];
     /// The king on an open file (no own pawn), by 0 = own pawn present, 1 = half-open, 2 = open.
-    king_file: [3], KingSafety, List, (-150, 50);
+    king_file: [3], KingSafety, List, (-150, 50) = [ZERO];
     /// Attack-counter table: weighted attacks on the king zone plus safe
-    /// checks, capped at 63; the counter selects one entry (REBEL style).
-    king_attack: [64], KingSafety, List, (-100, 1500);
+    /// checks, capped at the table's last entry; the counter selects one
+    /// entry (REBEL style).
+    king_attack: [64], KingSafety, List, (-100, 1500) = [ZERO];
     /// A piece attacked by an enemy pawn, by the attacked piece type.
-    threat_by_pawn: [6], Threats, Role, (-50, 300);
+    threat_by_pawn: [6], Threats, Role, (-50, 300) = [ZERO];
     /// A piece attacked by an enemy knight or bishop, by the attacked piece type.
-    threat_by_minor: [6], Threats, Role, (-50, 300);
+    threat_by_minor: [6], Threats, Role, (-50, 300) = [ZERO];
     /// A piece attacked by an enemy rook, by the attacked piece type.
-    threat_by_rook: [6], Threats, Role, (-50, 300);
+    threat_by_rook: [6], Threats, Role, (-50, 300) = [ZERO];
     /// A piece attacked by an enemy queen, by the attacked piece type.
-    threat_by_queen: [6], Threats, Role, (-50, 300);
+    threat_by_queen: [6], Threats, Role, (-50, 300) = [ZERO];
     /// A piece attacked and not defended, by piece type.
-    hanging: [6], Threats, Role, (-50, 300);
+    hanging: [6], Threats, Role, (-50, 300) = [ZERO];
     /// Bonus for the side to move.
-    tempo: [1], Tempo, Scalar, (0, 100);
+    tempo: [1], Tempo, Scalar, (0, 100) = [ZERO];
 }
 
 /// The declaration of a block by name.
@@ -292,14 +416,23 @@ pub fn element_label(layout: Layout, i: usize) -> String {
     }
 }
 
+/// The block that scalar parameter `i` belongs to.
+///
+/// # Panics
+/// When `i` is not below `2 * NUM_ENTRIES`.
+pub fn block_of_scalar(i: usize) -> &'static BlockInfo {
+    let entry = i / 2;
+    BLOCKS
+        .iter()
+        .find(|b| entry >= b.block.start && entry < b.block.start + b.block.len)
+        .expect("every entry belongs to a block")
+}
+
 /// The name of scalar parameter `i` in the params file.
 pub fn scalar_name(i: usize) -> String {
     let entry = i / 2;
     let phase = if i.is_multiple_of(2) { "mg" } else { "eg" };
-    let b = BLOCKS
-        .iter()
-        .find(|b| entry >= b.block.start && entry < b.block.start + b.block.len)
-        .expect("every entry belongs to a block");
+    let b = block_of_scalar(i);
     format!(
         "{}{}.{phase}",
         b.name,

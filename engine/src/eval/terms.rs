@@ -20,7 +20,7 @@ use shakmaty::attacks::{
 use shakmaty::{Bitboard, Board, Color, Position, Role, Square};
 
 use super::Accumulator;
-use super::schema::blocks;
+use super::schema::{self, Block, Group, blocks};
 
 /// Game-phase weight of each piece type (pawn … king); a full board is
 /// [`MAX_PHASE`].
@@ -43,8 +43,12 @@ const SCALE_MATERIAL_UNITS: [i32; 6] = [1, 3, 3, 5, 9, 0];
 const ATTACK_UNITS: [i32; 6] = [0, 2, 2, 3, 5, 0];
 /// Attack units for having a safe check available, by checking piece type.
 const SAFE_CHECK_UNITS: [i32; 6] = [0, 3, 3, 4, 3, 0];
-/// Largest attack-counter value (the table's last entry).
-const MAX_ATTACK_COUNTER: i32 = 63;
+/// Largest attack-counter value: the attack table's last entry.
+const MAX_ATTACK_COUNTER: i32 = blocks::king_attack.len as i32 - 1;
+/// Piece-square table of each piece type, pawn … king.
+const PST: [Block; 6] = schema::block_for_every_role(Group::Pst);
+/// Mobility table of each piece type (knight … queen have one).
+const MOBILITY: [Option<Block>; 6] = schema::blocks_by_role(Group::Mobility);
 
 const FILE_A: u64 = 0x0101_0101_0101_0101;
 const NOT_FILE_A: u64 = !FILE_A;
@@ -212,14 +216,6 @@ pub fn evaluate_terms<P: Position, A: Accumulator>(pos: &P, acc: &mut A) -> Tape
 }
 
 fn material_and_placement<A: Accumulator>(board: &Board, acc: &mut A) {
-    const PST: [super::schema::Block; 6] = [
-        blocks::pst_pawn,
-        blocks::pst_knight,
-        blocks::pst_bishop,
-        blocks::pst_rook,
-        blocks::pst_queen,
-        blocks::pst_king,
-    ];
     for color in Color::ALL {
         let s = sign(color);
         for role in Role::ALL {
@@ -311,11 +307,8 @@ fn piece_type_terms<A: Accumulator>(
     acc: &mut A,
 ) {
     let ri = role_index(role);
-    let mobility = match role {
-        Role::Knight => blocks::mobility_knight,
-        Role::Bishop => blocks::mobility_bishop,
-        Role::Rook => blocks::mobility_rook,
-        _ => blocks::mobility_queen,
+    let Some(mobility) = MOBILITY[ri] else {
+        unreachable!("every piece type with mobility terms has a mobility block")
     };
     let s = ctx.sign;
     let mut all_attacks = 0;

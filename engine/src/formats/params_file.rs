@@ -6,7 +6,10 @@
 //! Blank lines and lines starting with `#` are ignored. Files are read *by
 //! name*: a name the engine does not know is skipped with a warning, and a
 //! parameter the file does not mention keeps its compiled default (also
-//! with a warning), so files survive parameters being added or removed.
+//! with a warning), so files survive parameters being added or removed. A
+//! value outside its block's declared bounds is clamped to them, with a
+//! warning naming the line: the evaluation's arithmetic is only checked for
+//! weights within their bounds.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -16,7 +19,7 @@ use thiserror::Error;
 
 #[cfg(doc)]
 use crate::eval::schema::Layout;
-use crate::eval::schema::{BLOCKS, element_label, scalar_names};
+use crate::eval::schema::{BLOCKS, block_of_scalar, element_label, scalar_names};
 use crate::eval::{DEFAULT_PARAMS, Params};
 
 /// Errors reading a params file.
@@ -73,6 +76,12 @@ pub struct LoadedParams {
     pub unknown: Vec<String>,
     /// Declared names the file does not set.
     pub missing: Vec<String>,
+    /// Values outside their declared bounds, clamped: `line N: name value
+    /// outside [min, max], clamped to v`.
+    pub clamped: Vec<String>,
+    /// The comment lines at the top of the file, before the first block
+    /// or parameter (the provenance the tuner writes there), without `# `.
+    pub header: Vec<String>,
 }
 
 impl LoadedParams {
@@ -83,6 +92,7 @@ impl LoadedParams {
         for (what, names) in [
             ("unknown parameter (ignored)", &self.unknown),
             ("parameter not in file (default kept)", &self.missing),
+            ("value outside its bounds", &self.clamped),
         ] {
             if names.is_empty() {
                 continue;
@@ -132,12 +142,28 @@ pub fn parse(text: &str, path: &Path) -> Result<LoadedParams, ParamsFileError> {
     let mut params = DEFAULT_PARAMS;
     let mut seen = vec![false; names.len()];
     let mut unknown = Vec::new();
+    let mut clamped = Vec::new();
+    let mut header = Vec::new();
+    let mut in_header = true;
     for (n, raw) in text.lines().enumerate() {
         let line = n + 1;
         let trimmed = raw.trim();
-        if trimmed.is_empty() || trimmed.starts_with('#') {
+        if let Some(comment) = trimmed.strip_prefix('#') {
+            let comment = comment.strip_prefix(' ').unwrap_or(comment);
+            in_header &= !BLOCKS.iter().any(|b| {
+                comment
+                    .strip_prefix(b.name)
+                    .is_some_and(|r| r.starts_with(" ("))
+            });
+            if in_header {
+                header.push(comment.to_string());
+            }
             continue;
         }
+        if trimmed.is_empty() {
+            continue;
+        }
+        in_header = false;
         let mut fields = trimmed.split_whitespace();
         let (Some(name), Some(value), None) = (fields.next(), fields.next(), fields.next()) else {
             return Err(ParamsFileError::Malformed {
@@ -164,7 +190,15 @@ pub fn parse(text: &str, path: &Path) -> Result<LoadedParams, ParamsFileError> {
                     });
                 }
                 seen[i] = true;
-                params.set_scalar(i, value);
+                let b = block_of_scalar(i);
+                let bounded = value.clamp(b.min, b.max);
+                if bounded != value {
+                    clamped.push(format!(
+                        "line {line}: {name} {value} outside [{}, {}], clamped to {bounded}",
+                        b.min, b.max
+                    ));
+                }
+                params.set_scalar(i, bounded);
             }
             None => unknown.push(name.to_string()),
         }
@@ -178,6 +212,8 @@ pub fn parse(text: &str, path: &Path) -> Result<LoadedParams, ParamsFileError> {
         params,
         unknown,
         missing,
+        clamped,
+        header,
     })
 }
 
@@ -201,11 +237,38 @@ mod tests {
     fn text_round_trip() {
         let mut p = Params::defaults();
         p.set_scalar(7, 1234);
-        p.set_scalar(Params::NUM_SCALARS - 1, -5);
+        p.set_scalar(Params::NUM_SCALARS - 1, 55);
         let text = to_text(&p, &["test".into()]);
         let loaded = parse(&text, Path::new("x")).unwrap();
         assert_eq!(loaded.params, p);
         assert!(loaded.unknown.is_empty() && loaded.missing.is_empty());
+        assert_eq!(loaded.header, vec!["test".to_string()]);
+    }
+
+    #[test]
+    fn values_outside_their_bounds_are_clamped_with_a_warning() {
+        let loaded = parse(
+            "# made by hand\n\nmaterial[queen].mg 2147483647\nmaterial[queen].eg -5\ntempo.mg 7\n",
+            Path::new("f"),
+        )
+        .unwrap();
+        let queen = loaded.params.entries[crate::eval::schema::blocks::material.at(4)];
+        let b = crate::eval::schema::block_by_name("material").unwrap();
+        assert_eq!((queen.mg, queen.eg), (b.max, b.min));
+        assert_eq!(loaded.clamped.len(), 2);
+        assert!(
+            loaded.clamped[0]
+                .starts_with("line 3: material[queen].mg 2147483647 outside [0, 2500]"),
+            "{:?}",
+            loaded.clamped
+        );
+        assert!(
+            loaded
+                .warnings()
+                .iter()
+                .any(|w| w.contains("outside its bounds"))
+        );
+        assert_eq!(loaded.header, vec!["made by hand".to_string()]);
     }
 
     #[test]
@@ -235,6 +298,12 @@ mod tests {
 
         let err = parse("tempo.mg 1\ntempo.eg x\n", Path::new("f")).unwrap_err();
         assert!(err.to_string().contains("f:2"), "{err}");
+        // Beyond i32: not a value at all.
+        let err = parse("tempo.mg 99999999999\n", Path::new("f")).unwrap_err();
+        assert!(
+            matches!(err, ParamsFileError::BadValue { line: 1, .. }),
+            "{err}"
+        );
         let err = parse("tempo.mg\n", Path::new("f")).unwrap_err();
         assert!(matches!(err, ParamsFileError::Malformed { line: 1, .. }));
         let err = parse("tempo.mg 1\ntempo.mg 2\n", Path::new("f")).unwrap_err();
