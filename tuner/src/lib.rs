@@ -1,5 +1,6 @@
 //! The tuner's library: traced training data, objectives, optimisers,
-//! checkpoints and reports. The `tuner` binary (main.rs) drives them.
+//! checkpoints and reports, and SPSA tuning of UCI engines ([`spsa`]). The
+//! `tuner` binary (main.rs) drives them.
 
 pub mod checkpoint;
 pub mod dataset;
@@ -7,4 +8,5 @@ pub mod gradient_check;
 pub mod objective;
 pub mod optimizer;
 pub mod report;
+pub mod spsa;
 pub mod trace_set;
