@@ -1,6 +1,7 @@
 //! The `engine` binary: a UCI chess engine (no arguments) and its
 //! benchmarking and testing commands.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -18,7 +19,7 @@ use engine::eval::{self, Params};
 use engine::formats::labeled::LabeledReader;
 use engine::formats::{epd_suite, perft_suite};
 use engine::formats::{params_file, search_params_file};
-use engine::play::elo::Estimate;
+use engine::play::elo::{Estimate, Record};
 use engine::play::game::{DrawRule, ResignRule, SearchBudget};
 use engine::play::match_runner::{
     Contestant, DEFAULT_REPEAT, GameEnd, MatchSettings, MoveLimit, PlayerKind, Side, TimeControl,
@@ -287,6 +288,11 @@ struct MatchArgs {
     /// PGN Event tag.
     #[arg(long, default_value = "engine match")]
     event: String,
+    /// Print A's score by ECO family (B9 = B90-B99) of the games' openings
+    /// at the end (the PGN carries ECO, Opening and Variation tags either
+    /// way).
+    #[arg(long)]
+    report_openings: bool,
 }
 
 /// Default of --resign-moves.
@@ -766,7 +772,15 @@ fn run_match_command(args: &MatchArgs) -> Result<()> {
             .context("installing the Ctrl-C handler")?;
     }
     let mut write_error = None;
+    let mut by_family: BTreeMap<String, (Record, BTreeMap<String, u64>)> = BTreeMap::new();
     let summary = run_match(&settings, &abort, |report, standing| {
+        let (family, opening) = report
+            .eco
+            .as_ref()
+            .map_or(("-", "unknown"), |e| (e.eco_family(), e.opening()));
+        let entry = by_family.entry(family.to_string()).or_default();
+        entry.0.add(report.score_of_a());
+        *entry.1.entry(opening.to_string()).or_default() += 1;
         let (white, black) = match report.white {
             Side::A => (name_a, name_b),
             Side::B => (name_b, name_a),
@@ -837,6 +851,24 @@ fn run_match_command(args: &MatchArgs) -> Result<()> {
             .map(|(t, n)| format!("{} {n}", t.name()))
             .collect();
         println!("  endings: {}", endings.join(", "));
+    }
+    if args.report_openings {
+        println!("  {name_a}'s score by ECO family of the opening:");
+        for (family, (record, names)) in &by_family {
+            // The family's most frequent opening name labels it.
+            let name = names
+                .iter()
+                .max_by_key(|(name, n)| (**n, std::cmp::Reverse(*name)))
+                .map_or("", |(name, _)| name.as_str());
+            println!(
+                "    {family:<2} {name:<32} {:>5} games  +{} ={} -{}  {:>5.1}%",
+                record.games(),
+                record.wins,
+                record.draws,
+                record.losses,
+                100.0 * record.score()
+            );
+        }
     }
     if let (Some(decision), Some(sprt)) = (standing.sprt, settings.sprt) {
         println!(

@@ -95,6 +95,7 @@ fn binary_match_adds_up_and_writes_readable_pgn() {
         .arg(openings_file(dir.path()))
         .arg("--pgn")
         .arg(&pgn)
+        .arg("--report-openings")
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -116,6 +117,10 @@ fn binary_match_adds_up_and_writes_readable_pgn() {
         .map(|w| w[1..].parse().unwrap())
         .collect();
     assert_eq!(counts.iter().sum::<u64>(), 4, "{totals}");
+    assert!(
+        stdout.contains("score by ECO family of the opening:"),
+        "{stdout}"
+    );
 
     let check = Command::new("python3")
         .args(["-c", "import chess.pgn"])
@@ -255,6 +260,33 @@ fn repeat_plays_each_opening_that_many_times() {
     let (_, part) = play(&later);
     let pgns = |r: &[GameReport]| r.iter().map(|g| g.pgn.clone()).collect::<Vec<_>>();
     assert_eq!(pgns(&part), pgns(&whole[2..]));
+}
+
+#[test]
+fn games_carry_their_opening() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("najdorf.pgn");
+    std::fs::write(
+        &path,
+        "[Event \"x\"]\n\n1. e4 c5 2. Nf3 d6 3. d4 cxd4 4. Nxd4 Nf6 5. Nc3 a6 *\n",
+    )
+    .unwrap();
+    let openings = OpeningSource::load(&path, 10, 0).unwrap();
+    let mut s = settings(defaults("a"), defaults("b"), 2, openings);
+    s.max_plies = Some(30);
+    let (_, reports) = play(&s);
+    for g in &reports {
+        let eco = g.eco.as_ref().expect("a named opening");
+        // The Najdorf (B90) or a deeper line of it.
+        assert!(eco.eco.starts_with("B9"), "{eco:?}");
+        assert_eq!(eco.opening(), "Sicilian Defense");
+        assert!(
+            g.pgn.contains(&format!("[ECO \"{}\"]", eco.eco)),
+            "{}",
+            g.pgn
+        );
+        assert!(g.pgn.contains("[Opening \"Sicilian Defense\"]"));
+    }
 }
 
 #[test]

@@ -5,13 +5,15 @@
 //! in Arasan's `basic.pgn`) and game collections, weighs every move by
 //! frequency, score and annotations (see [`weighting::WEIGHT_FORMULA`]) and
 //! writes a standard Polyglot book atomically. `makebook dump` and
-//! `makebook stats` read books, ours or anyone's.
+//! `makebook stats` read books, ours or anyone's; `makebook eco` tags games
+//! with their opening (ECO code and name).
 
 mod annotated;
 mod annotations;
 mod book_move_map;
 mod build;
 mod collection;
+mod eco_tags;
 mod game_chunks;
 mod game_tags;
 mod inspect;
@@ -37,6 +39,7 @@ GUIs) from PGN files, or inspect an existing book.
   makebook -o book.bin [OPTIONS] FIRST.pgn [MORE.pgn ...]
   makebook dump BOOK [--fen FEN | --moves e2e4 e7e5 ...] [--all]
   makebook stats BOOK
+  makebook eco IN.pgn [MORE.pgn ...] [-o OUT.pgn]
 
 The first PGN file is the hand-annotated one (like Arasan's basic.pgn): all
 its variations are walked, and its comments {weight: N} and glyphs (!! ! !?
@@ -79,6 +82,12 @@ enum Command {
     Dump(DumpArgs),
     /// Summarise a book: entries, positions, weight-0 entries, reach.
     Stats(StatsArgs),
+    /// Tag games with their opening: [ECO], [Opening] and [Variation] from
+    /// the bundled ECO table (by position, following transpositions; the
+    /// deepest named position wins). Other text is copied byte for byte;
+    /// unreadable games are reported and passed through untouched. Games
+    /// already tagged with an ECO code are compared with ours.
+    Eco(EcoArgs),
 }
 
 #[derive(Args, Debug)]
@@ -157,6 +166,23 @@ struct DumpArgs {
 }
 
 #[derive(Args, Debug)]
+struct EcoArgs {
+    /// PGN files (plain, .gz, .zst, or - for standard input).
+    #[arg(value_name = "PGN", required = true)]
+    inputs: Vec<PathBuf>,
+
+    /// The tagged PGN to write (replaced atomically when complete); without
+    /// it, only the counts and the agreement with existing ECO tags are
+    /// printed.
+    #[arg(short = 'o', long, value_name = "OUT.pgn")]
+    output: Option<PathBuf>,
+
+    /// Report every unreadable game (by default, the first 20 of each file).
+    #[arg(short, long)]
+    verbose: bool,
+}
+
+#[derive(Args, Debug)]
 struct StatsArgs {
     /// The Polyglot book.
     #[arg(value_name = "BOOK")]
@@ -225,6 +251,17 @@ fn run(cli: Cli) -> Result<()> {
         }
         Some(Command::Stats(args)) => {
             print!("{}", inspect::stats(&args.book)?);
+            Ok(())
+        }
+        Some(Command::Eco(args)) => {
+            let options = eco_tags::EcoOptions {
+                inputs: args.inputs,
+                output: args.output,
+                verbose: args.verbose,
+            };
+            let report = eco_tags::run(&options)?;
+            print!("{}", report.summary());
+            println!("{}", eco_tags::describe_output(options.output.as_deref()));
             Ok(())
         }
     }

@@ -2,12 +2,14 @@
 //! positions ([`labeled`]), compressed or plain inputs ([`input`]), atomic
 //! outputs ([`atomic_file`]), PGN splitting and writing ([`pgn_chunks`],
 //! [`pgn_record`]), Polyglot books ([`book`]), test suites ([`epd_suite`],
-//! [`perft_suite`]), the evaluation's params text file ([`params_file`]) and
-//! the search parameters' ([`search_params_file`]).
+//! [`perft_suite`]), the evaluation's params text file ([`params_file`]),
+//! the search parameters' ([`search_params_file`]) and the ECO table of
+//! named openings ([`eco`]).
 //! Formats use the core; the core never uses them.
 
 pub mod atomic_file;
 pub mod book;
+pub mod eco;
 pub mod epd_suite;
 pub mod input;
 pub mod labeled;

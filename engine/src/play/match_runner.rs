@@ -15,6 +15,9 @@
 //! searchers never share tables; every game starts with `new_game` (fresh
 //! tables, `ucinewgame`).
 //!
+//! Every game's PGN carries its opening (`ECO`, `Opening`, `Variation`
+//! tags) from [`crate::formats::eco`].
+//!
 //! Under a time control the clocks are real: the runner measures the time
 //! each move actually took, subtracts it from the mover's clock and adds the
 //! increment; a move that takes longer than the time left loses on time. A
@@ -34,6 +37,7 @@ use std::time::{Duration, Instant};
 use shakmaty::{Color, Position};
 
 use crate::eval::Params;
+use crate::formats::eco::{EcoEntry, EcoTable};
 use crate::formats::labeled::GameResult;
 use crate::formats::pgn_record::PgnGame;
 use crate::play::elo::{Estimate, Pentanomial, Record};
@@ -269,6 +273,8 @@ pub struct GameReport {
     pub end: GameEnd,
     /// Plies played (opening moves included).
     pub plies: u32,
+    /// The opening (ECO code and name), when the ECO table knows it.
+    pub eco: Option<EcoEntry>,
     /// The game as PGN text.
     pub pgn: String,
 }
@@ -624,15 +630,20 @@ fn play_match_game(
         MoveLimit::Clock(tc) => tc.to_string(),
         MoveLimit::Fixed(_) => NO_CLOCK_TIME_CONTROL.to_string(),
     };
+    let eco = EcoTable::bundled()
+        .classify(&game.start, &game.moves)
+        .cloned();
+    let mut tags = vec![
+        ("Event".into(), settings.event.clone()),
+        ("Round".into(), (index + 1).to_string()),
+        ("White".into(), white_name),
+        ("Black".into(), black_name),
+        ("Termination".into(), termination_tag.to_string()),
+        ("TimeControl".into(), time_control),
+    ];
+    tags.extend(eco.iter().flat_map(EcoEntry::tags));
     let pgn = PgnGame {
-        tags: vec![
-            ("Event".into(), settings.event.clone()),
-            ("Round".into(), (index + 1).to_string()),
-            ("White".into(), white_name),
-            ("Black".into(), black_name),
-            ("Termination".into(), termination_tag.to_string()),
-            ("TimeControl".into(), time_control),
-        ],
+        tags,
         start: &game.start,
         moves: &game.moves,
         result: result.pgn(),
@@ -645,6 +656,7 @@ fn play_match_game(
         result,
         end,
         plies: game.plies(),
+        eco,
         pgn,
     })
 }
