@@ -3,8 +3,10 @@
 //!
 //! The format is text, one `key value…` line per field; floating-point
 //! values are written as the hexadecimal bits of the `f64` so that a resumed
-//! run computes exactly what the uninterrupted run would have. The data
-//! fingerprint guards against resuming with other data.
+//! run computes exactly what the uninterrupted run would have. The
+//! checkpoint also records the run's [`RunSettings`]: every setting that
+//! changes the result and the fingerprint of the data (positions, results
+//! and search scores). A resumed run must have the same ones.
 
 use std::io::Write;
 use std::path::Path;
@@ -15,7 +17,65 @@ use engine::formats::atomic_file::AtomicFile;
 use crate::optimizer::{Optimizer, OptimizerKind};
 use crate::report::EpochRow;
 
-const MAGIC: &str = "tuner-checkpoint 1";
+const MAGIC: &str = "tuner-checkpoint 2";
+
+/// The settings that change a run's result, each under the option that
+/// sets it, in a fixed order; values are printed exactly (`f64` in Rust's
+/// shortest round-trip form).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunSettings {
+    entries: Vec<(String, String)>,
+}
+
+impl RunSettings {
+    /// No settings.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Records `value` for `option` (replacing an earlier value). The
+    /// option's name has no whitespace.
+    pub fn set(&mut self, option: &str, value: impl std::fmt::Display) {
+        debug_assert!(!option.contains(char::is_whitespace), "{option:?}");
+        let value = value.to_string();
+        match self.entries.iter_mut().find(|(o, _)| o == option) {
+            Some(entry) => entry.1 = value,
+            None => self.entries.push((option.to_string(), value)),
+        }
+    }
+
+    /// The value recorded for `option`.
+    pub fn get(&self, option: &str) -> Option<&str> {
+        self.entries
+            .iter()
+            .find(|(o, _)| o == option)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Every `(option, value)`, in order.
+    pub fn entries(&self) -> &[(String, String)] {
+        &self.entries
+    }
+
+    /// How `now` differs from these (recorded) settings, one line per
+    /// option: `--l2: 1e-8 in the checkpoint, 0 now`.
+    pub fn differences(&self, now: &RunSettings) -> Vec<String> {
+        let mut out = Vec::new();
+        for (option, value) in &self.entries {
+            match now.get(option) {
+                Some(v) if v == value => {}
+                Some(v) => out.push(format!("{option}: {value} in the checkpoint, {v} now")),
+                None => out.push(format!("{option}: {value} in the checkpoint, not set now")),
+            }
+        }
+        for (option, value) in &now.entries {
+            if self.get(option).is_none() {
+                out.push(format!("{option}: not in the checkpoint, {value} now"));
+            }
+        }
+        out
+    }
+}
 
 /// Everything needed to continue a run.
 #[derive(Clone, Debug, PartialEq)]
@@ -32,8 +92,12 @@ pub struct Checkpoint {
     pub best_validation: f64,
     /// Epoch of the best validation loss.
     pub best_epoch: usize,
-    /// Fingerprint of the training and validation data.
-    pub fingerprint: u64,
+    /// The settings and data fingerprint of the run.
+    pub settings: RunSettings,
+    /// The rounded weights the data were last re-traced with
+    /// (`--recompute-pv`); `None` while they are traced with the starting
+    /// weights.
+    pub traced_with: Option<Vec<i32>>,
     /// Current weights.
     pub weights: Vec<f64>,
     /// Weights with the best validation loss.
@@ -74,7 +138,13 @@ impl Checkpoint {
         text.push_str(&format!("learning_rate {}\n", hex(self.learning_rate)));
         text.push_str(&format!("best_validation {}\n", hex(self.best_validation)));
         text.push_str(&format!("best_epoch {}\n", self.best_epoch));
-        text.push_str(&format!("fingerprint {:016x}\n", self.fingerprint));
+        for (option, value) in self.settings.entries() {
+            text.push_str(&format!("setting {option} {value}\n"));
+        }
+        if let Some(w) = &self.traced_with {
+            let values: Vec<String> = w.iter().map(i32::to_string).collect();
+            text.push_str(&format!("traced_with {}\n", values.join(" ")));
+        }
         text.push_str(&format!("optimizer {}\n", self.optimizer.kind.name()));
         text.push_str(&format!("steps {}\n", self.optimizer.steps));
         text.push_str(&format!("weights {}\n", hex_vec(&self.weights)));
@@ -107,6 +177,10 @@ impl Checkpoint {
         let mut lines = text.lines().enumerate();
         match lines.next() {
             Some((_, MAGIC)) => {}
+            Some((_, l)) if l.starts_with("tuner-checkpoint ") => bail!(
+                "{}: a checkpoint of another tuner version ({l:?}); start the run again",
+                path.display()
+            ),
             _ => bail!("{}: not a tuner checkpoint", path.display()),
         }
         let mut cp = Checkpoint {
@@ -116,7 +190,8 @@ impl Checkpoint {
             learning_rate: 0.0,
             best_validation: f64::INFINITY,
             best_epoch: 0,
-            fingerprint: 0,
+            settings: RunSettings::new(),
+            traced_with: None,
             weights: Vec::new(),
             best_weights: Vec::new(),
             optimizer: Optimizer::new(OptimizerKind::Adam, 0),
@@ -133,7 +208,16 @@ impl Checkpoint {
                 "learning_rate" => cp.learning_rate = unhex(rest).with_context(at)?,
                 "best_validation" => cp.best_validation = unhex(rest).with_context(at)?,
                 "best_epoch" => cp.best_epoch = rest.parse().with_context(at)?,
-                "fingerprint" => cp.fingerprint = u64::from_str_radix(rest, 16).with_context(at)?,
+                "setting" => {
+                    let (option, value) = rest
+                        .split_once(' ')
+                        .with_context(|| format!("{}: a setting has a name and a value", at()))?;
+                    cp.settings.set(option, value);
+                }
+                "traced_with" => {
+                    let w: Result<Vec<i32>, _> = rest.split_whitespace().map(str::parse).collect();
+                    cp.traced_with = Some(w.with_context(at)?);
+                }
                 "optimizer" => {
                     cp.optimizer.kind = match rest {
                         "adam" => OptimizerKind::Adam,

@@ -1,12 +1,17 @@
-//! The tuner's library: traced training data, objectives, optimisers,
-//! checkpoints and reports, and SPSA tuning of UCI engines ([`spsa`]). The
-//! `tuner` binary (main.rs) drives them.
+//! The tuner's library: traced training data, objectives, optimisers, the
+//! parameter space, the training loop, checkpoints, provenance and reports,
+//! and SPSA tuning of UCI engines ([`spsa`]). The `tuner` binary (main.rs)
+//! is the command line over them.
 
 pub mod checkpoint;
 pub mod dataset;
 pub mod gradient_check;
 pub mod objective;
 pub mod optimizer;
+pub mod provenance;
 pub mod report;
+pub mod source;
+pub mod space;
 pub mod spsa;
 pub mod trace_set;
+pub mod trainer;

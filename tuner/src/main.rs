@@ -6,23 +6,24 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::time::{Instant, SystemTime};
 
 use anyhow::{Context, Result, bail, ensure};
 use clap::{Args, Parser, Subcommand};
 use engine::eval::{BLOCKS, Group, Params, codegen};
 use engine::formats::atomic_file::AtomicFile;
 use engine::formats::params_file;
-use rand::SeedableRng;
-use rand::seq::SliceRandom;
-use rand_chacha::ChaCha8Rng;
 use tuner::checkpoint::Checkpoint;
-use tuner::dataset::{self, Resolve, Sample};
+use tuner::dataset::{self, Resolve};
 use tuner::gradient_check;
 use tuner::objective::{self, Objective, ObjectiveKind};
-use tuner::optimizer::{Optimizer, OptimizerKind};
+use tuner::optimizer::OptimizerKind;
+use tuner::provenance::{self, RunDescription};
 use tuner::report::{self, EpochRow};
+use tuner::source::{Holdout, TraceData};
+use tuner::space::ParamSpace;
 use tuner::trace_set::TraceSet;
+use tuner::trainer::{Split, Stop, Trainer, TrainerSettings, TrainingData, fit_objective};
 
 /// Texel tuning of the engine's evaluation.
 ///
@@ -151,29 +152,30 @@ struct TrainArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
 
-    /// Fraction of the positions held out for validation.
-    #[arg(long, default_value_t = 0.1)]
+    /// Fraction of the positions held out for validation, in [0, 1).
+    #[arg(long, default_value_t = 0.1, value_parser = fraction)]
     validation: f64,
 
     /// Use this file as the validation set instead of a held-out fraction.
     #[arg(long)]
     validation_file: Option<PathBuf>,
 
-    /// Fix the sigmoid scale K instead of fitting it.
-    #[arg(long)]
+    /// Fix the sigmoid scale K (positive) instead of fitting it.
+    #[arg(long, value_parser = positive)]
     k: Option<f64>,
 
-    /// Target blend with search scores (`ce`): L·result + (1−L)·σ(K·ce/400).
-    #[arg(long, default_value_t = 1.0)]
+    /// Target blend with search scores (`ce`): L·result + (1−L)·σ(K·ce/400),
+    /// L in [0, 1].
+    #[arg(long, default_value_t = 1.0, value_parser = unit_interval)]
     lambda: f64,
 
     /// Base learning rate (per 1000 cp of a parameter's range; default
     /// depends on the optimiser: adam 2, adagrad 20, momentum 0.5).
-    #[arg(long)]
+    #[arg(long, value_parser = positive)]
     learning_rate: Option<f64>,
 
-    /// Multiply the learning rate by this after every epoch.
-    #[arg(long, default_value_t = 1.0)]
+    /// Multiply the learning rate by this (positive) after every epoch.
+    #[arg(long, default_value_t = 1.0, value_parser = positive)]
     lr_decay: f64,
 
     /// Positions per optimiser step (0: full batch).
@@ -186,7 +188,7 @@ struct TrainArgs {
     /// moves every parameter at the same pace whatever its evidence, and
     /// without this they drift to their bounds and cost playing strength.
     /// 0 turns it off.
-    #[arg(long, default_value_t = 1e-8)]
+    #[arg(long, default_value_t = 1e-8, value_parser = non_negative)]
     l2: f64,
 
     /// Tune only these groups of parameters (comma-separated).
@@ -205,7 +207,12 @@ struct TrainArgs {
     #[arg(long)]
     checkpoint: Option<PathBuf>,
 
-    /// Continue the run saved in this checkpoint (same data and options).
+    /// Continue the run saved in this checkpoint. The data and every
+    /// option that changes the result (-O, -o, --k, --lambda,
+    /// --learning-rate, --lr-decay, --batch-size, --l2, --tune/--freeze,
+    /// --seed, -R, -i/--material-only, --resolve, --validation…) must be
+    /// those of the run; a difference is refused and named. -n and
+    /// --patience may differ: they say how long to go on.
     #[arg(long)]
     resume: Option<PathBuf>,
 
@@ -244,40 +251,57 @@ fn group_parser() -> impl clap::builder::TypedValueParser<Value = Group> {
     .map(|name| Group::from_name(&name).expect("a declared group"))
 }
 
-fn group_mask(cli: &TrainArgs) -> Result<Vec<bool>> {
-    let (tune, freeze) = (&cli.tune, &cli.freeze);
-    let mut mask = vec![false; Params::NUM_SCALARS];
-    for b in BLOCKS {
-        let on = (tune.is_empty() || tune.contains(&b.group)) && !freeze.contains(&b.group);
-        for e in b.block.start..b.block.start + b.block.len {
-            mask[2 * e] = on;
-            mask[2 * e + 1] = on;
-        }
+/// A finite number (NaN and infinities are refused).
+fn finite(text: &str) -> Result<f64, String> {
+    let v: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("{text:?} is not a number"))?;
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err(format!("{text:?} is not a finite number"))
     }
-    // The king's material slot is structurally zero.
-    let king_material = engine::eval::schema::blocks::material.at(5);
-    mask[2 * king_material] = false;
-    mask[2 * king_material + 1] = false;
-    Ok(mask)
 }
 
-fn bounds() -> (Vec<f64>, Vec<f64>) {
-    let mut min = vec![0.0; Params::NUM_SCALARS];
-    let mut max = vec![0.0; Params::NUM_SCALARS];
-    for b in BLOCKS {
-        for e in b.block.start..b.block.start + b.block.len {
-            for i in [2 * e, 2 * e + 1] {
-                min[i] = b.min as f64;
-                max[i] = b.max as f64;
-            }
+fn positive(text: &str) -> Result<f64, String> {
+    finite(text).and_then(|v| {
+        if v > 0.0 {
+            Ok(v)
+        } else {
+            Err(format!("{v} is not positive"))
         }
-    }
-    (min, max)
+    })
 }
 
-fn rounded(weights: &[f64]) -> Params {
-    let values: Vec<i32> = weights.iter().map(|w| w.round() as i32).collect();
-    Params::from_scalars(&values)
+fn non_negative(text: &str) -> Result<f64, String> {
+    finite(text).and_then(|v| {
+        if v >= 0.0 {
+            Ok(v)
+        } else {
+            Err(format!("{v} is negative"))
+        }
+    })
+}
+
+fn unit_interval(text: &str) -> Result<f64, String> {
+    finite(text).and_then(|v| {
+        if (0.0..=1.0).contains(&v) {
+            Ok(v)
+        } else {
+            Err(format!("{v} is not in [0, 1]"))
+        }
+    })
+}
+
+fn fraction(text: &str) -> Result<f64, String> {
+    finite(text).and_then(|v| {
+        if (0.0..1.0).contains(&v) {
+            Ok(v)
+        } else {
+            Err(format!("{v} is not in [0, 1)"))
+        }
+    })
 }
 
 fn starting_params(cli: &TrainArgs) -> Result<Params> {
@@ -301,16 +325,9 @@ fn starting_params(cli: &TrainArgs) -> Result<Params> {
     Ok(p)
 }
 
-/// Training and validation sets (and the raw samples for re-resolution).
-struct Data {
-    train: TraceSet,
-    validation: TraceSet,
-    train_samples: Vec<Sample>,
-    validation_samples: Vec<Sample>,
-    inputs: Vec<String>,
-}
-
-fn load_data(cli: &TrainArgs, params: &Arc<Params>) -> Result<Data> {
+/// Loads, resolves and traces the inputs and splits them into training and
+/// validation sets; returns the data and the provenance lines of the inputs.
+fn load_data(cli: &TrainArgs, params: &Arc<Params>) -> Result<(TraceData, Vec<String>)> {
     let keep = cli.recompute_pv > 0;
     let start = Instant::now();
     let bar = progress_bar("tracing");
@@ -332,49 +349,32 @@ fn load_data(cli: &TrainArgs, params: &Arc<Params>) -> Result<Data> {
     let mut inputs = dataset::describe_inputs(&stats);
     ensure!(!all.is_empty(), "no usable positions in the inputs");
 
-    let mut order: Vec<usize> = (0..all.len()).collect();
-    order.shuffle(&mut ChaCha8Rng::seed_from_u64(cli.seed));
-    let (train, validation, train_samples, validation_samples);
-    if let Some(vpath) = &cli.validation_file {
-        let (v, vs, vstats) = dataset::load(
-            std::slice::from_ref(vpath),
-            cli.resolve,
-            params,
-            keep,
-            |_| {},
-        )?;
-        inputs.extend(
-            dataset::describe_inputs(&vstats)
-                .into_iter()
-                .map(|s| format!("{s} [validation]")),
-        );
-        train = all.select(&order);
-        validation = v;
-        train_samples = if keep {
-            order.iter().map(|&i| samples[i].clone()).collect()
-        } else {
-            Vec::new()
-        };
-        validation_samples = vs;
-    } else {
-        ensure!(
-            (0.0..1.0).contains(&cli.validation),
-            "--validation must be in [0, 1), got {}",
-            cli.validation
-        );
-        let validation_count = (all.len() as f64 * cli.validation).round() as usize;
-        validation = all.select(&order[..validation_count]);
-        train = all.select(&order[validation_count..]);
-        let pick = |idx: &[usize]| -> Vec<Sample> {
-            if keep {
-                idx.iter().map(|&i| samples[i].clone()).collect()
-            } else {
-                Vec::new()
-            }
-        };
-        validation_samples = pick(&order[..validation_count]);
-        train_samples = pick(&order[validation_count..]);
-    }
+    let holdout = match &cli.validation_file {
+        Some(vpath) => {
+            let (v, vs, vstats) = dataset::load(
+                std::slice::from_ref(vpath),
+                cli.resolve,
+                params,
+                keep,
+                |_| {},
+            )?;
+            inputs.extend(
+                dataset::describe_inputs(&vstats)
+                    .into_iter()
+                    .map(|s| format!("{s} [validation]")),
+            );
+            Holdout::Set(v, vs)
+        }
+        None => Holdout::Fraction(cli.validation),
+    };
+    let data = TraceData::split(
+        &all,
+        &samples,
+        holdout,
+        cli.seed,
+        keep.then_some(cli.resolve),
+    );
+    let (train, validation) = (&data.train, &data.validation);
     ensure!(!train.is_empty(), "the training set is empty");
     let bytes = train.heap_bytes() + validation.heap_bytes();
     eprintln!(
@@ -384,13 +384,7 @@ fn load_data(cli: &TrainArgs, params: &Arc<Params>) -> Result<Data> {
         bytes as f64 / 1e6,
         bytes as f64 / (train.len() + validation.len()) as f64
     );
-    Ok(Data {
-        train,
-        validation,
-        train_samples,
-        validation_samples,
-        inputs,
-    })
+    Ok((data, inputs))
 }
 
 fn progress_bar(what: &str) -> indicatif::ProgressBar {
@@ -453,6 +447,50 @@ fn codegen(args: &CodegenArgs) -> Result<()> {
     Ok(())
 }
 
+/// Everything a training run writes besides the trainer's state.
+struct Outputs<'a> {
+    cli: &'a TrainArgs,
+    run: RunDescription,
+    checkpoint: PathBuf,
+}
+
+impl Outputs<'_> {
+    fn provenance(&self, trainer: &Trainer) -> Vec<String> {
+        provenance::lines(
+            &self.run,
+            trainer.objective(),
+            trainer.state(),
+            SystemTime::now(),
+        )
+    }
+
+    /// Writes the best weights so far to `--output`, atomically.
+    fn write_best(&self, trainer: &Trainer) -> Result<()> {
+        let text = params_file::to_text(&trainer.best_params(), &self.provenance(trainer));
+        write_atomically(&self.cli.output, &text)
+    }
+
+    /// After each epoch: the log line, the best weights when they improved,
+    /// the checkpoint and the CSV log.
+    fn after_epoch(&self, trainer: &Trainer, report: &tuner::trainer::EpochReport) -> Result<()> {
+        if report.retraced {
+            eprintln!(
+                "epoch {}: re-resolved and re-traced with the current weights",
+                report.row.epoch
+            );
+        }
+        print_row(&report.row);
+        if report.improved {
+            self.write_best(trainer)?;
+        }
+        trainer.state().save(&self.checkpoint)?;
+        if let Some(log) = &self.cli.log {
+            write_atomically(log, &report::csv(&trainer.state().history))?;
+        }
+        Ok(())
+    }
+}
+
 fn train(cli: TrainArgs) -> Result<()> {
     if let Some(t) = cli.threads {
         ensure!(t > 0, "--threads must be at least 1");
@@ -472,118 +510,80 @@ fn train(cli: TrainArgs) -> Result<()> {
         return Ok(());
     }
     ensure!(!cli.inputs.is_empty(), "no input files (see --help)");
-    ensure!(
-        (0.0..=1.0).contains(&cli.lambda),
-        "--lambda must be in [0, 1]"
-    );
-    let mask = group_mask(&cli)?;
+    let space = ParamSpace::new(&cli.tune, &cli.freeze);
     let start_params = starting_params(&cli)?;
-    let params = Arc::new(start_params.clone());
-    let mut data = load_data(&cli, &params)?;
-
-    let initial: Vec<f64> = start_params
-        .to_scalars()
-        .iter()
-        .map(|&v| v as f64)
-        .collect();
-    let mut objective = Objective {
-        kind: cli.objective,
-        k: cli.k.unwrap_or(1.0),
+    let (mut data, inputs) = load_data(&cli, &Arc::new(start_params.clone()))?;
+    let initial = ParamSpace::weights(&start_params);
+    let settings = TrainerSettings {
+        objective: cli.objective,
+        k: cli.k,
         lambda: cli.lambda,
-        draw_margin: 0.5,
+        optimizer: cli.optimizer,
+        learning_rate: cli
+            .learning_rate
+            .unwrap_or_else(|| cli.optimizer.default_learning_rate()),
+        lr_decay: cli.lr_decay,
+        batch_size: cli.batch_size,
+        l2: cli.l2,
+        seed: cli.seed,
+        recompute_every: cli.recompute_pv,
+        epochs: cli.epochs,
+        patience: cli.patience,
     };
-    if cli.k.is_none() {
-        objective = objective::fit_scale(&data.train, &initial, objective);
-    }
-    if cli.objective == ObjectiveKind::Ordinal {
-        eprintln!(
-            "K = {:.4}, draw margin = {:.4}",
-            objective.k, objective.draw_margin
-        );
-    } else {
-        eprintln!("K = {:.4}", objective.k);
-    }
 
-    if cli.validate_gradient {
-        return validate_gradient(&data.train, &initial, &objective, cli.seed);
-    }
-
-    let measure = |set: &TraceSet, w: &[f64], obj: &Objective| {
-        if set.is_empty() {
-            f64::NAN
-        } else {
-            objective::mean_loss(set, w, obj)
+    if cli.validate_gradient || cli.epochs == 0 {
+        let objective = fit_objective(&settings, &data, &initial);
+        print_objective(&objective);
+        if cli.validate_gradient {
+            return validate_gradient(&data.train, &initial, &objective, cli.seed);
         }
-    };
-    if cli.epochs == 0 {
-        let train = measure(&data.train, &initial, &objective);
-        let val = measure(&data.validation, &initial, &objective);
-        println!("training loss {train:.9}");
-        println!("validation loss {val:.9}");
+        println!(
+            "training loss {:.9}",
+            data.mean_loss(Split::Train, &initial, &objective)
+        );
+        println!(
+            "validation loss {:.9}",
+            data.mean_loss(Split::Validation, &initial, &objective)
+        );
         return Ok(());
     }
-
-    let (min, max) = bounds();
-    let checkpoint_path = cli
-        .checkpoint
-        .clone()
-        .unwrap_or_else(|| with_extension(&cli.output, "checkpoint"));
-    let fingerprint = data.train.fingerprint() ^ data.validation.fingerprint().rotate_left(1);
-    let base_lr = cli
-        .learning_rate
-        .unwrap_or_else(|| cli.optimizer.default_learning_rate());
-    let tuning_start = Instant::now();
-
-    let mut state = match &cli.resume {
+    let mut trainer = match &cli.resume {
         Some(path) => {
             let cp = Checkpoint::load(path)?;
-            ensure!(
-                cp.fingerprint == fingerprint,
-                "{}: the checkpoint was made with other data or options (fingerprint differs)",
-                path.display()
-            );
-            ensure!(
-                cp.optimizer.kind == cli.optimizer,
-                "{}: the checkpoint uses the {} optimiser",
-                path.display(),
-                cp.optimizer.kind.name()
-            );
-            objective.k = cp.k;
-            objective.draw_margin = cp.draw_margin;
-            eprintln!("resuming after epoch {} from {}", cp.epoch, path.display());
-            cp
+            let epoch = cp.epoch;
+            let trainer = Trainer::resume(settings, space, initial, &mut data, cp)
+                .with_context(|| format!("cannot resume from {}", path.display()))?;
+            eprintln!("resuming after epoch {epoch} from {}", path.display());
+            print_objective(trainer.objective());
+            trainer
         }
         None => {
-            let train0 = measure(&data.train, &initial, &objective);
-            let val0 = measure(&data.validation, &initial, &objective);
-            let val0 = if val0.is_nan() { train0 } else { val0 };
-            Checkpoint {
-                epoch: 0,
-                k: objective.k,
-                draw_margin: objective.draw_margin,
-                learning_rate: base_lr,
-                best_validation: val0,
-                best_epoch: 0,
-                fingerprint,
-                weights: initial.clone(),
-                best_weights: initial.clone(),
-                optimizer: Optimizer::new(cli.optimizer, Params::NUM_SCALARS),
-                history: vec![EpochRow {
-                    epoch: 0,
-                    train_loss: train0,
-                    validation_loss: val0,
-                    positions_per_sec: 0.0,
-                    elapsed_s: 0.0,
-                }],
-            }
+            let trainer = Trainer::new(settings, space, initial, &data);
+            print_objective(trainer.objective());
+            trainer
         }
     };
-    let elapsed_before = state.history.last().map_or(0.0, |r| r.elapsed_s);
-    for row in &state.history {
+
+    let outputs = Outputs {
+        cli: &cli,
+        run: RunDescription {
+            command: std::env::args().collect(),
+            inputs,
+            train_positions: data.train_len(),
+            validation_positions: data.validation_len(),
+            resolve: cli.resolve,
+            optimizer: cli.optimizer,
+        },
+        checkpoint: cli
+            .checkpoint
+            .clone()
+            .unwrap_or_else(|| with_extension(&cli.output, "checkpoint")),
+    };
+    for row in &trainer.state().history {
         print_row(row);
     }
     if cli.resume.is_none() {
-        write_best(&cli, &data, &objective, &state)?;
+        outputs.write_best(&trainer)?;
     }
 
     let stop = Arc::new(AtomicBool::new(false));
@@ -598,88 +598,25 @@ fn train(cli: TrainArgs) -> Result<()> {
         })
         .context("installing the Ctrl-C handler")?;
     }
-
-    let n = data.train.len();
-    let batch = if cli.batch_size == 0 {
-        n
-    } else {
-        cli.batch_size
-    };
-    while state.epoch < cli.epochs && !stop.load(Ordering::SeqCst) {
-        let epoch = state.epoch + 1;
-        if cli.recompute_pv > 0 && state.epoch > 0 && state.epoch % cli.recompute_pv == 0 {
-            let current = Arc::new(rounded(&state.weights));
-            data.train = dataset::trace_samples(&data.train_samples, cli.resolve, &current);
-            data.validation =
-                dataset::trace_samples(&data.validation_samples, cli.resolve, &current);
-            eprintln!("epoch {epoch}: re-resolved and re-traced with the current weights");
-        }
-        let epoch_start = Instant::now();
-        let mut order: Vec<u32> = (0..n as u32).collect();
-        if batch < n {
-            order.shuffle(&mut ChaCha8Rng::seed_from_u64(
-                cli.seed ^ (epoch as u64) << 20,
-            ));
-        }
-        let mut train_loss = 0.0;
-        for chunk in order.chunks(batch) {
-            let (loss, mut grad) =
-                objective::loss_and_gradient(&data.train, chunk, &state.weights, &objective);
-            let mut penalty = 0.0;
-            if cli.l2 > 0.0 {
-                for i in 0..grad.len() {
-                    let d = state.weights[i] - initial[i];
-                    penalty += cli.l2 * d * d;
-                    grad[i] += 2.0 * cli.l2 * d;
-                }
-            }
-            train_loss += (loss + penalty) * chunk.len() as f64;
-            state.optimizer.step(
-                &mut state.weights,
-                &grad,
-                state.learning_rate,
-                &mask,
-                &min,
-                &max,
-            );
-        }
-        train_loss /= n as f64;
-        let secs = epoch_start.elapsed().as_secs_f64();
-        let mut val = measure(&data.validation, &state.weights, &objective);
-        if val.is_nan() {
-            val = measure(&data.train, &state.weights, &objective);
-        }
-        state.epoch = epoch;
-        state.learning_rate *= cli.lr_decay;
-        let row = EpochRow {
-            epoch,
-            train_loss,
-            validation_loss: val,
-            positions_per_sec: n as f64 / secs.max(1e-9),
-            elapsed_s: elapsed_before + tuning_start.elapsed().as_secs_f64(),
-        };
-        print_row(&row);
-        state.history.push(row);
-        let improved = val < state.best_validation;
-        if improved {
-            state.best_validation = val;
-            state.best_epoch = epoch;
-            state.best_weights = state.weights.clone();
-            write_best(&cli, &data, &objective, &state)?;
-        }
-        state.save(&checkpoint_path)?;
-        if let Some(log) = &cli.log {
-            write_atomically(log, &report::csv(&state.history))?;
-        }
-        if epoch - state.best_epoch >= cli.patience {
-            eprintln!(
-                "early stop: no better validation loss for {} epochs",
-                cli.patience
-            );
-            break;
-        }
+    let why = trainer.run(&mut data, &stop, |t, report| outputs.after_epoch(t, report))?;
+    if why == Stop::EarlyStop {
+        eprintln!(
+            "early stop: no better validation loss for {} epochs",
+            cli.patience
+        );
     }
-    finish(&cli, &data, &objective, &state, &start_params)
+    finish(&outputs, &data, &trainer, &start_params)
+}
+
+fn print_objective(objective: &Objective) {
+    if objective.kind == ObjectiveKind::Ordinal {
+        eprintln!(
+            "K = {:.4}, draw margin = {:.4}",
+            objective.k, objective.draw_margin
+        );
+    } else {
+        eprintln!("K = {:.4}", objective.k);
+    }
 }
 
 fn print_row(r: &EpochRow) {
@@ -689,81 +626,19 @@ fn print_row(r: &EpochRow) {
     );
 }
 
-fn provenance(
-    cli: &TrainArgs,
-    data: &Data,
-    objective: &Objective,
-    state: &Checkpoint,
-) -> Vec<String> {
-    let args: Vec<String> = std::env::args().collect();
-    let date = std::process::Command::new("date")
-        .arg("-u")
-        .arg("+%Y-%m-%dT%H:%M:%SZ")
-        .output()
-        .ok()
-        .and_then(|o| String::from_utf8(o.stdout).ok())
-        .map(|s| s.trim().to_string())
-        .unwrap_or_else(|| "unknown date".into());
-    let mut lines = vec![
-        format!("command: {}", args.join(" ")),
-        format!("date: {date}"),
-    ];
-    for i in &data.inputs {
-        lines.push(format!("input: {i}"));
-    }
-    lines.push(format!(
-        "positions: {} training, {} validation; resolve {}; objective {:?}, optimizer {}",
-        data.train.len(),
-        data.validation.len(),
-        cli.resolve,
-        objective.kind,
-        cli.optimizer.name()
-    ));
-    lines.push(format!(
-        "K {:.6}; best epoch {} of {}; train loss {:.9}; validation loss {:.9}",
-        objective.k,
-        state.best_epoch,
-        state.epoch,
-        state
-            .history
-            .iter()
-            .find(|r| r.epoch == state.best_epoch)
-            .map_or(f64::NAN, |r| r.train_loss),
-        state.best_validation
-    ));
-    lines
-}
-
-/// Writes the best weights so far to `--output`, atomically.
-fn write_best(
-    cli: &TrainArgs,
-    data: &Data,
-    objective: &Objective,
-    state: &Checkpoint,
-) -> Result<()> {
-    let text = params_file::to_text(
-        &rounded(&state.best_weights),
-        &provenance(cli, data, objective, state),
-    );
-    write_atomically(&cli.output, &text)
-}
-
-fn finish(
-    cli: &TrainArgs,
-    data: &Data,
-    objective: &Objective,
-    state: &Checkpoint,
-    start: &Params,
-) -> Result<()> {
-    let best = rounded(&state.best_weights);
-    write_best(cli, data, objective, state)?;
+fn finish(outputs: &Outputs, data: &TraceData, trainer: &Trainer, start: &Params) -> Result<()> {
+    let cli = outputs.cli;
+    let state = trainer.state();
+    let objective = trainer.objective();
+    let best = trainer.best_params();
+    outputs.write_best(trainer)?;
     eprintln!(
         "best weights (epoch {}) written to {}",
         state.best_epoch,
         cli.output.display()
     );
     if !cli.no_emit_rust {
-        let rust = codegen::generate(&best, &provenance(cli, data, objective, state));
+        let rust = codegen::generate(&best, &outputs.provenance(trainer));
         let path = cli
             .emit_rust
             .clone()
@@ -779,8 +654,8 @@ fn finish(
         &plot,
         &report::svg_plot(&state.history, &format!("tuner: {}", cli.output.display())),
     )?;
-    let best_f: Vec<f64> = best.to_scalars().iter().map(|&v| v as f64).collect();
-    let start_f: Vec<f64> = start.to_scalars().iter().map(|&v| v as f64).collect();
+    let best_f = ParamSpace::weights(&best);
+    let start_f = ParamSpace::weights(start);
     let first = &state.history[0];
     println!("summary:");
     println!(

@@ -184,9 +184,10 @@ pub fn golden_section(mut lo: f64, mut hi: f64, iterations: usize, f: impl Fn(f6
     (lo + hi) / 2.0
 }
 
-/// Fits `K` (and, for `ordinal`, the draw margin) to the data with the
-/// given weights. Returns the fitted objective.
-pub fn fit_scale(set: &TraceSet, weights: &[f64], base: Objective) -> Objective {
+/// Fits `K` (and, for `ordinal`, the draw margin) by minimising
+/// `mean_loss` (the mean loss of the data at fixed weights under an
+/// objective). Returns the fitted objective.
+pub fn fit_scale(mean_loss: impl Fn(&Objective) -> f64, base: Objective) -> Objective {
     let mut obj = base;
     const K_RANGE: (f64, f64) = (0.05, 10.0);
     const MARGIN_RANGE: (f64, f64) = (0.01, 5.0);
@@ -198,18 +199,14 @@ pub fn fit_scale(set: &TraceSet, weights: &[f64], base: Objective) -> Objective 
     };
     for _ in 0..rounds {
         obj.k = golden_section(K_RANGE.0, K_RANGE.1, ITERATIONS, |k| {
-            mean_loss(set, weights, &Objective { k, ..obj })
+            mean_loss(&Objective { k, ..obj })
         });
         if obj.kind == ObjectiveKind::Ordinal {
             obj.draw_margin = golden_section(MARGIN_RANGE.0, MARGIN_RANGE.1, ITERATIONS, |m| {
-                mean_loss(
-                    set,
-                    weights,
-                    &Objective {
-                        draw_margin: m,
-                        ..obj
-                    },
-                )
+                mean_loss(&Objective {
+                    draw_margin: m,
+                    ..obj
+                })
             });
         }
     }

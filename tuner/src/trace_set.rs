@@ -227,8 +227,8 @@ impl TraceSet {
         self.scores.iter().filter(|&&s| s != NO_SCORE).count()
     }
 
-    /// A hash of the content (for checking that a resumed run sees the same
-    /// data).
+    /// A hash of the content: coefficients, taper words, results and search
+    /// scores (for checking that a resumed run sees the same data).
     pub fn fingerprint(&self) -> u64 {
         let mut h: u64 = 0xcbf2_9ce4_8422_2325;
         let mut mix = |v: u64| {
@@ -244,6 +244,9 @@ impl TraceSet {
         }
         for o in &self.outcomes {
             mix(*o as u64);
+        }
+        for s in &self.scores {
+            mix(*s as u16 as u64);
         }
         h
     }

@@ -154,7 +154,8 @@ fn resume_equals_an_uninterrupted_run() {
         losses(&dir.path().join("straight.csv")),
         losses(&dir.path().join("resumed.csv"))
     );
-    // A checkpoint from other data is refused.
+    // A checkpoint is refused with other data (here: fewer positions) or any
+    // other setting that changes the result, naming what differs.
     let other = dir.path().join("other.epd");
     let text: String = std::fs::read_to_string(&d)
         .unwrap()
@@ -163,19 +164,145 @@ fn resume_equals_an_uninterrupted_run() {
         .map(|l| format!("{l}\n"))
         .collect();
     std::fs::write(&other, text).unwrap();
+    let refused = |extra: &[&str], input: &str| -> String {
+        let mut args = common("r.params", "r.csv", "12");
+        args.pop();
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args.extend(["--resume".into(), cp.to_str().unwrap().into(), input.into()]);
+        let out = tuner(
+            &args.iter().map(String::as_str).collect::<Vec<_>>(),
+            dir.path(),
+        );
+        assert!(!out.status.success(), "{extra:?} was accepted");
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let err = refused(&[], other.to_str().unwrap());
+    assert!(
+        err.contains("data: ") && err.contains("search scores differ"),
+        "{err}"
+    );
+    let d = d.to_str().unwrap();
+    for (extra, named) in [
+        (
+            &["-O", "log"][..],
+            "-O/--objective: mse in the checkpoint, log now",
+        ),
+        (&["--l2", "0"], "--l2: 1e-8 in the checkpoint, 0.0 now"),
+        (&["--learning-rate", "3"], "--learning-rate"),
+        (&["--lr-decay", "0.99"], "--lr-decay"),
+        (&["--tune", "pst"], "--tune/--freeze"),
+        (&["--k", "2.5"], "--k: fitted in the checkpoint, 2.5 now"),
+        (&["--lambda", "0.5"], "--lambda"),
+        (&["--seed", "2"], "--seed"),
+        (&["--material-only"], "starting weights"),
+        (&["-o", "momentum"], "-o/--optimizer"),
+    ] {
+        let err = refused(extra, d);
+        assert!(err.contains(named), "{extra:?}: {err}");
+    }
+    // --batch-size differs: the straight run's checkpoint, resumed with another.
+    let mut args = common("b.params", "b.csv", "12");
+    args[3] = "3000".into();
+    args.extend([
+        "--resume".into(),
+        dir.path()
+            .join("straight.params.checkpoint")
+            .to_str()
+            .unwrap()
+            .into(),
+    ]);
     let out = tuner(
-        &[
-            "--resume",
-            cp.to_str().unwrap(),
-            "--no-emit-rust",
-            "-x",
-            dir.path().join("o.params").to_str().unwrap(),
-            other.to_str().unwrap(),
-        ],
+        &args.iter().map(String::as_str).collect::<Vec<_>>(),
         dir.path(),
     );
     assert!(!out.status.success());
-    assert!(String::from_utf8_lossy(&out.stderr).contains("fingerprint"));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--batch-size: 4000 in the checkpoint, 3000 now"),
+        "{err}"
+    );
+}
+
+/// Re-resolving every few epochs (`-R`) resumes exactly too: the resumed
+/// run re-traces its data with the weights of the last re-trace.
+#[test]
+fn resume_with_recompute_pv_equals_an_uninterrupted_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let small = dir.path().join("small.epd");
+    let text: String = std::fs::read_to_string(data())
+        .unwrap()
+        .lines()
+        .take(3000)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(&small, text).unwrap();
+    let run = |name: &str, epochs: &str, resume: bool| {
+        let x = dir.path().join(format!("{name}.params"));
+        let mut args = vec![
+            "-n".to_string(),
+            epochs.into(),
+            "-R".into(),
+            "2".into(),
+            "--no-emit-rust".into(),
+            "-x".into(),
+            x.to_str().unwrap().into(),
+            "--log".into(),
+            dir.path()
+                .join(format!("{name}.csv"))
+                .to_str()
+                .unwrap()
+                .into(),
+            small.to_str().unwrap().into(),
+        ];
+        if resume {
+            args.extend(["--resume".into(), format!("{}.checkpoint", x.display())]);
+        }
+        ok(&tuner(
+            &args.iter().map(String::as_str).collect::<Vec<_>>(),
+            dir.path(),
+        ));
+    };
+    run("straight", "7", false);
+    run("resumed", "5", false);
+    run("resumed", "7", true);
+    assert_eq!(
+        values(&dir.path().join("straight.params")),
+        values(&dir.path().join("resumed.params"))
+    );
+    assert_eq!(
+        losses(&dir.path().join("straight.csv")),
+        losses(&dir.path().join("resumed.csv"))
+    );
+}
+
+/// Option values that are not finite numbers, or out of their range, are
+/// refused when the command line is read.
+#[test]
+fn non_finite_and_out_of_range_options_are_refused_at_parse_time() {
+    let dir = tempfile::tempdir().unwrap();
+    for (option, value) in [
+        ("--k", "nan"),
+        ("--k", "inf"),
+        ("--k", "0"),
+        ("--learning-rate", "nan"),
+        ("--learning-rate", "-1"),
+        ("--lr-decay", "NaN"),
+        ("--l2", "-inf"),
+        ("--l2", "-1e-8"),
+        ("--lambda", "nan"),
+        ("--lambda", "1.5"),
+        ("--validation", "1"),
+        ("--validation", "nan"),
+    ] {
+        // The input does not exist: parsing fails before anything is read.
+        let out = tuner(&[&format!("{option}={value}"), "missing.epd"], dir.path());
+        assert_eq!(out.status.code(), Some(2), "{option} {value}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains(&format!("invalid value '{value}' for '{option}")),
+            "{err}"
+        );
+    }
 }
 
 #[test]

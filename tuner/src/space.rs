@@ -1,0 +1,146 @@
+//! The parameter space the tuner moves in: the engine's scalar parameters
+//! (the layout of `engine::eval::schema`) as continuous `f64` weights, with
+//! each one's declared bounds and whether this run may change it.
+//!
+//! Which parameters are tunable is decided by group (`--tune`, `--freeze`);
+//! slots that are structurally zero (the king's material value) never are.
+//! Weights are rounded to the engine's integers only when written out, and
+//! the optimiser keeps them within the bounds, so every rounded set is an
+//! in-bounds parameter set of the engine.
+
+use engine::eval::schema::blocks;
+use engine::eval::{BLOCKS, Group, Params};
+
+/// Bounds and the tunable mask of every scalar parameter, in the engine's
+/// scalar order (`2 * entry` = mg, `2 * entry + 1` = eg).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamSpace {
+    min: Vec<f64>,
+    max: Vec<f64>,
+    tunable: Vec<bool>,
+    tuned_groups: Vec<Group>,
+}
+
+impl ParamSpace {
+    /// The space where the groups of `tune` (every group when empty) minus
+    /// those of `freeze` are tunable.
+    pub fn new(tune: &[Group], freeze: &[Group]) -> Self {
+        let n = Params::NUM_SCALARS;
+        let mut space = ParamSpace {
+            min: vec![0.0; n],
+            max: vec![0.0; n],
+            tunable: vec![false; n],
+            tuned_groups: Group::ALL
+                .iter()
+                .copied()
+                .filter(|g| (tune.is_empty() || tune.contains(g)) && !freeze.contains(g))
+                .collect(),
+        };
+        for b in BLOCKS {
+            let on = space.tuned_groups.contains(&b.group);
+            for e in b.block.start..b.block.start + b.block.len {
+                for i in [2 * e, 2 * e + 1] {
+                    space.min[i] = b.min as f64;
+                    space.max[i] = b.max as f64;
+                    space.tunable[i] = on;
+                }
+            }
+        }
+        // The king's material slot is structurally zero.
+        let king_material = blocks::material.at(5);
+        space.tunable[2 * king_material] = false;
+        space.tunable[2 * king_material + 1] = false;
+        space
+    }
+
+    /// Number of scalar parameters.
+    pub fn len(&self) -> usize {
+        self.min.len()
+    }
+
+    /// Always false: the engine has parameters.
+    pub fn is_empty(&self) -> bool {
+        self.min.is_empty()
+    }
+
+    /// Lower bounds.
+    pub fn min(&self) -> &[f64] {
+        &self.min
+    }
+
+    /// Upper bounds.
+    pub fn max(&self) -> &[f64] {
+        &self.max
+    }
+
+    /// Which parameters this run may change.
+    pub fn tunable(&self) -> &[bool] {
+        &self.tunable
+    }
+
+    /// The groups this run tunes, in declaration order.
+    pub fn tuned_groups(&self) -> &[Group] {
+        &self.tuned_groups
+    }
+
+    /// Number of tunable parameters.
+    pub fn tunable_count(&self) -> usize {
+        self.tunable.iter().filter(|&&t| t).count()
+    }
+
+    /// The engine's parameters as weights.
+    pub fn weights(params: &Params) -> Vec<f64> {
+        params.to_scalars().iter().map(|&v| v as f64).collect()
+    }
+
+    /// Weights rounded to the engine's integer parameters.
+    pub fn rounded(weights: &[f64]) -> Params {
+        let values: Vec<i32> = weights.iter().map(|w| w.round() as i32).collect();
+        Params::from_scalars(&values)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn groups_select_what_is_tunable() {
+        let all = ParamSpace::new(&[], &[]);
+        assert_eq!(all.tuned_groups(), Group::ALL);
+        // Everything but the king's material pair.
+        assert_eq!(all.tunable_count(), Params::NUM_SCALARS - 2);
+
+        let pst = ParamSpace::new(&[Group::Pst], &[]);
+        let pst_scalars: usize = BLOCKS
+            .iter()
+            .filter(|b| b.group == Group::Pst)
+            .map(|b| 2 * b.block.len)
+            .sum();
+        assert_eq!(pst.tunable_count(), pst_scalars);
+        let knight = 2 * blocks::pst_knight.at(0);
+        assert!(pst.tunable()[knight] && !pst.tunable()[2 * blocks::tempo.one()]);
+
+        let frozen = ParamSpace::new(&[], &[Group::Pst, Group::Tempo]);
+        assert!(!frozen.tunable()[knight]);
+        assert!(frozen.tunable()[2 * blocks::material.at(1)]);
+        assert!(!frozen.tuned_groups().contains(&Group::Tempo));
+    }
+
+    #[test]
+    fn bounds_are_the_declared_ones_and_rounding_round_trips() {
+        let space = ParamSpace::new(&[], &[]);
+        for b in BLOCKS {
+            let i = 2 * b.block.start + 1;
+            assert_eq!(
+                (space.min()[i], space.max()[i]),
+                (b.min as f64, b.max as f64)
+            );
+        }
+        let defaults = Params::defaults();
+        let mut w = ParamSpace::weights(&defaults);
+        assert_eq!(ParamSpace::rounded(&w), defaults);
+        w[3] += 0.4;
+        assert_eq!(ParamSpace::rounded(&w), defaults);
+    }
+}
