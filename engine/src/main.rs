@@ -28,6 +28,8 @@ use engine::play::match_runner::{
 use engine::play::openings::{OpeningOrder, OpeningSource};
 use engine::play::sprt::Sprt;
 use engine::play::uci_client::EngineSpec;
+use engine::runtime::interrupt::{EXIT_INTERRUPTED, Interrupt};
+use engine::runtime::summary::{Status as SummaryStatus, Summary};
 use engine::search::{SEARCH_PARAMS, SearchLimits, SearchParams, Searcher};
 use engine::uci::UciSession;
 
@@ -152,6 +154,8 @@ opening, and forms no pairs. Openings come from --openings in file order,
 starting again after the last (--openings-order sequential), or in a random
 order drawn from --seed in which every opening is used once before any is
 used again (random); a Polyglot book gives a random line per opening slot.
+Openings that reach a position an earlier one reached are dropped (at fixed
+nodes or depth they would only repeat its games).
 
 Statistics are from A's point of view, in logistic Elo. Games are paired, so
 the independent sample is the pair: pairs are counted by A's pair score as
@@ -225,7 +229,7 @@ struct MatchArgs {
     #[arg(long, default_value = "sequential")]
     openings_order: OpeningOrder,
     /// Openings: EPD/FEN positions, a Polyglot book (.bin) or PGN games
-    /// (.pgn); the standard start position otherwise.
+    /// (.pgn, .pgn.gz, .pgn.zst); the standard start position otherwise.
     #[arg(long)]
     openings: Option<PathBuf>,
     /// Moves taken from each PGN game of --openings.
@@ -288,6 +292,10 @@ struct MatchArgs {
     /// PGN Event tag.
     #[arg(long, default_value = "engine match")]
     event: String,
+    /// Write a JSON summary here: W/D/L, the pentanomial counts, Elo,
+    /// interval, LOS, nElo and the SPRT's verdict.
+    #[arg(long, value_name = "FILE")]
+    summary: Option<PathBuf>,
     /// Print A's score by ECO family (B9 = B90-B99) of the games' openings
     /// at the end (the PGN carries ECO, Opening and Variation tags either
     /// way).
@@ -765,15 +773,15 @@ fn run_match_command(args: &MatchArgs) -> Result<()> {
         )),
         None => None,
     };
-    let abort = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    {
-        let abort = Arc::clone(&abort);
-        ctrlc::set_handler(move || abort.store(true, std::sync::atomic::Ordering::Relaxed))
-            .context("installing the Ctrl-C handler")?;
-    }
+    let interrupt = Interrupt::new();
+    interrupt.install(Some(
+        "stopping: games in progress are abandoned (a second Ctrl-C exits at once)",
+    ))?;
+    let abort = interrupt.flag();
     let mut write_error = None;
     let mut by_family: BTreeMap<String, (Record, BTreeMap<String, u64>)> = BTreeMap::new();
-    let summary = run_match(&settings, &abort, |report, standing| {
+    let started = Instant::now();
+    let summary = run_match(&settings, abort, |report, standing| {
         let (family, opening) = report
             .eco
             .as_ref()
@@ -881,5 +889,49 @@ fn run_match_command(args: &MatchArgs) -> Result<()> {
             if standing.paired { "pairs" } else { "games" }
         );
     }
+    if let Some(path) = &args.summary {
+        let mut json = Summary::new("engine match", env!("CARGO_PKG_VERSION"));
+        json.status = if interrupt.requested() {
+            SummaryStatus::Interrupted
+        } else {
+            SummaryStatus::Complete
+        };
+        json.inputs.extend(args.openings.clone());
+        json.output.clone_from(&args.pgn);
+        let p = &standing.pairs;
+        json.count("games", summary.games_played as u64)
+            .count("wins", r.wins)
+            .count("draws", r.draws)
+            .count("losses", r.losses)
+            .count("pairs", p.pairs())
+            .timing("total_seconds", started.elapsed())
+            .figure("player_a", name_a.as_str())
+            .figure("player_b", name_b.as_str())
+            .figure("pentanomial_ll_ld_ddwl_wd_ww", p.frequencies().to_vec());
+        let e = standing.estimate();
+        json.figure("score", e.score)
+            .figure("elo", finite(e.elo))
+            .figure("elo_low", finite(e.low))
+            .figure("elo_high", finite(e.high))
+            .figure("los", e.los)
+            .figure("nelo", e.nelo)
+            .figure("nelo_margin", finite(e.nelo_margin))
+            .figure(
+                "statistics_on",
+                if standing.paired { "pairs" } else { "games" },
+            );
+        if let (Some(decision), Some(llr)) = (standing.sprt, standing.llr) {
+            json.figure("sprt", decision.verdict()).figure("llr", llr);
+        }
+        json.write(path)?;
+    }
+    if interrupt.requested() {
+        std::process::exit(EXIT_INTERRUPTED.into());
+    }
     Ok(())
+}
+
+/// `value` for JSON, which has no infinities (`null` instead).
+fn finite(value: f64) -> Option<f64> {
+    value.is_finite().then_some(value)
 }

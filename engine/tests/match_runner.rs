@@ -96,6 +96,8 @@ fn binary_match_adds_up_and_writes_readable_pgn() {
         .arg("--pgn")
         .arg(&pgn)
         .arg("--report-openings")
+        .arg("--summary")
+        .arg(dir.path().join("summary.json"))
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -24,6 +24,7 @@ use std::cell::Cell;
 use std::io::Write;
 use std::ops::ControlFlow;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result};
 use engine::chess::position::parse_fen;
@@ -31,6 +32,7 @@ use engine::formats::atomic_file::AtomicFile;
 use engine::formats::eco::{EcoEntry, EcoTable, eco_family};
 use engine::formats::input::open_input;
 use engine::formats::pgn_chunks::{GameChunk, GameChunker, TrackedSlice};
+use engine::runtime::progress::Progress;
 use pgn_reader::{RawTag, Reader, SanPlus, Skip, Visitor};
 use shakmaty::{Chess, Move, Position};
 
@@ -51,6 +53,8 @@ pub struct EcoOptions {
     pub output: Option<PathBuf>,
     /// Report every bad game.
     pub verbose: bool,
+    /// Draw a progress bar (on a terminal).
+    pub progress: bool,
 }
 
 /// What a run found.
@@ -72,6 +76,8 @@ pub struct EcoReport {
     pub same_family: u64,
     /// Of those, the same volume (letter).
     pub same_volume: u64,
+    /// Stopped by Ctrl-C/SIGTERM (no output written).
+    pub interrupted: bool,
 }
 
 impl EcoReport {
@@ -397,12 +403,13 @@ fn process_chunk(
     Ok(games.len() as u64)
 }
 
-/// Runs `makebook eco`.
+/// Runs `makebook eco`; `interrupt` stops it between chunks, without
+/// writing the output.
 ///
 /// # Errors
 /// Unreadable inputs (fatal: a read error or truncated input is not a bad
 /// game) and output errors.
-pub fn run(options: &EcoOptions) -> Result<EcoReport> {
+pub fn run(options: &EcoOptions, interrupt: &AtomicBool) -> Result<EcoReport> {
     let table = EcoTable::bundled();
     let mut out = match &options.output {
         Some(path) => Some(std::io::BufWriter::new(AtomicFile::create(path)?)),
@@ -411,6 +418,8 @@ pub fn run(options: &EcoOptions) -> Result<EcoReport> {
     let mut report = EcoReport::default();
     for path in &options.inputs {
         let input = open_input(path)?;
+        let progress = Progress::bytes(input.total_bytes(), options.progress);
+        let bytes = input.bytes_read();
         let mut chunker = GameChunker::new(input);
         let mut games_in_file = 0u64;
         let mut problems = 0usize;
@@ -434,6 +443,17 @@ pub fn run(options: &EcoOptions) -> Result<EcoReport> {
                     }
                 },
             )?;
+            progress.set_position(bytes.get());
+            progress.set_message(format!("{} games", report.games));
+            if interrupt.load(Ordering::Relaxed) {
+                report.interrupted = true;
+                break;
+            }
+        }
+        progress.finish();
+        if report.interrupted {
+            // The output's temporary file is removed when dropped.
+            return Ok(report);
         }
         if problems > REPORT_LIMIT && !options.verbose {
             eprintln!(
@@ -469,6 +489,7 @@ mod tests {
             eco: "B90".into(),
             name: name.into(),
             plies: 10,
+            line: String::new(),
         }
     }
 

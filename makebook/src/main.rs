@@ -25,6 +25,8 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
+use engine::runtime::interrupt::{EXIT_INTERRUPTED, Interrupt};
+use engine::runtime::summary::{Status, Summary};
 use shakmaty::Color;
 
 use crate::build::{BuildOptions, build, default_threads, summary};
@@ -180,6 +182,15 @@ struct EcoArgs {
     /// Report every unreadable game (by default, the first 20 of each file).
     #[arg(short, long)]
     verbose: bool,
+
+    /// Write a JSON summary here (games, classified, unknown, unreadable,
+    /// agreement with existing tags).
+    #[arg(long, value_name = "FILE")]
+    summary: Option<PathBuf>,
+
+    /// Do not draw the progress bar.
+    #[arg(long)]
+    no_progress: bool,
 }
 
 #[derive(Args, Debug)]
@@ -230,6 +241,46 @@ fn run_build(args: BuildArgs) -> Result<()> {
     Ok(())
 }
 
+fn run_eco(args: EcoArgs) -> Result<()> {
+    let interrupt = Interrupt::new();
+    // Without the handler Ctrl-C still stops the run (no output either way).
+    let _ = interrupt.install(Some("stopping: no output is written"));
+    let options = eco_tags::EcoOptions {
+        inputs: args.inputs,
+        output: args.output,
+        verbose: args.verbose,
+        progress: !args.no_progress,
+    };
+    let started = std::time::Instant::now();
+    let report = eco_tags::run(&options, interrupt.flag())?;
+    print!("{}", report.summary());
+    if let Some(path) = &args.summary {
+        let mut json = Summary::new("makebook eco", env!("CARGO_PKG_VERSION"));
+        json.inputs.clone_from(&options.inputs);
+        json.output.clone_from(&options.output);
+        if report.interrupted {
+            json.status = Status::Interrupted;
+            json.output = None;
+        }
+        json.count("games", report.games)
+            .count("classified", report.classified)
+            .count("compared_with_input_tags", report.compared)
+            .count("same_code", report.same_code)
+            .count("same_family", report.same_family)
+            .count("same_volume", report.same_volume)
+            .skip("opening_unknown", report.unknown)
+            .skip("unreadable", report.malformed)
+            .timing("total_seconds", started.elapsed());
+        json.write(path)?;
+    }
+    if report.interrupted {
+        println!("interrupted: no output written");
+        std::process::exit(EXIT_INTERRUPTED.into());
+    }
+    println!("{}", eco_tags::describe_output(options.output.as_deref()));
+    Ok(())
+}
+
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
         None => run_build(cli.build),
@@ -253,17 +304,7 @@ fn run(cli: Cli) -> Result<()> {
             print!("{}", inspect::stats(&args.book)?);
             Ok(())
         }
-        Some(Command::Eco(args)) => {
-            let options = eco_tags::EcoOptions {
-                inputs: args.inputs,
-                output: args.output,
-                verbose: args.verbose,
-            };
-            let report = eco_tags::run(&options)?;
-            print!("{}", report.summary());
-            println!("{}", eco_tags::describe_output(options.output.as_deref()));
-            Ok(())
-        }
+        Some(Command::Eco(args)) => run_eco(args),
     }
 }
 

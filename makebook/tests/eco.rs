@@ -167,7 +167,19 @@ fn unreadable_games_are_reported_and_passed_through() {
 fn agreement_with_other_classifiers_on_master_games() {
     // The masters' games carry ECO tags from their source's classifier.
     let input = workspace().join("data/pgn/masters-4050.pgn.gz");
-    let out = run_ok(&["eco", input.to_str().unwrap()]);
+    let f = Fixtures::new();
+    let summary = f.path("summary.json");
+    let out = run_ok(&[
+        "eco",
+        input.to_str().unwrap(),
+        "--summary",
+        summary.to_str().unwrap(),
+    ]);
+    let json = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        json.contains("\"games\": 4050") && json.contains("\"compared_with_input_tags\": 4046"),
+        "{json}"
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     let line = stdout
         .lines()

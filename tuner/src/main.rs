@@ -407,7 +407,12 @@ fn main() -> Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Codegen(args)) => codegen(&args),
-        Some(Command::Spsa(args)) => tuner::spsa::run(&args),
+        Some(Command::Spsa(args)) => {
+            if tuner::spsa::run(&args)? == tuner::spsa::Ending::Interrupted {
+                std::process::exit(engine::runtime::interrupt::EXIT_INTERRUPTED.into());
+            }
+            Ok(())
+        }
         None => train(cli.train),
     }
 }

@@ -102,8 +102,19 @@ fn read(dir: &Path, name: &str) -> String {
 fn interrupted_and_killed_runs_resume_exactly() {
     let dir = tempfile::tempdir().unwrap();
     let whole = dir.path().join("whole");
-    let stderr = ok(our_run(&whole, 5).output().unwrap());
+    let summary = dir.path().join("summary.json");
+    let stderr = ok(our_run(&whole, 5)
+        .arg("--summary")
+        .arg(&summary)
+        .output()
+        .unwrap());
     assert!(stderr.contains("done after 5 of 5 iterations"), "{stderr}");
+    let json = std::fs::read_to_string(&summary).unwrap();
+    assert!(
+        json.contains("\"iterations\": 5") && json.contains("\"games\": 10"),
+        "{json}"
+    );
+    assert!(json.contains("\"status\": \"complete\""), "{json}");
     assert_eq!(rows(&whole), 5);
     let csv = read(&whole, "spsa.csv");
     assert_eq!(csv.lines().count(), 6, "{csv}");
@@ -128,7 +139,9 @@ fn interrupted_and_killed_runs_resume_exactly() {
     let mut child = our_run(&stopped, 5).stderr(Stdio::piped()).spawn().unwrap();
     wait_for_rows(&mut child, &stopped, 2);
     signal(&child, "INT");
-    let stderr = ok(child.wait_with_output().unwrap());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{stderr}");
     assert!(stderr.contains("interrupted after"), "{stderr}");
     assert!(rows(&stopped) < 5);
     ok(our_run(&stopped, 5).arg("--resume").output().unwrap());

@@ -1,5 +1,8 @@
 //! Opening classification by ECO code and name, from the table of
-//! lichess-org/chess-openings (bundled in `data/eco/*.tsv`, compiled in).
+//! lichess-org/chess-openings (`data/eco/*.tsv`). The engine carries it as
+//! the generated [`eco_table`](super::eco_table) (the same rows with the
+//! moves in UCI notation, checked legal when generated), so the crate needs
+//! no file at run time; a test regenerates it from `data/eco` and compares.
 //!
 //! The table format is tab-separated with a header row
 //! `eco<TAB>name<TAB>pgn`: an ECO code (`B90`), a name (`Sicilian Defense:
@@ -20,18 +23,11 @@ use std::collections::HashMap;
 use std::sync::OnceLock;
 
 use shakmaty::san::San;
-use shakmaty::{Chess, Move, Position};
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Chess, Move, Position};
 
 use crate::chess::position::key;
 
-/// The bundled tables, in ECO volume order.
-const BUNDLED: [(&str, &str); 5] = [
-    ("data/eco/a.tsv", include_str!("../../../data/eco/a.tsv")),
-    ("data/eco/b.tsv", include_str!("../../../data/eco/b.tsv")),
-    ("data/eco/c.tsv", include_str!("../../../data/eco/c.tsv")),
-    ("data/eco/d.tsv", include_str!("../../../data/eco/d.tsv")),
-    ("data/eco/e.tsv", include_str!("../../../data/eco/e.tsv")),
-];
 /// The header row of a table.
 const HEADER: &str = "eco\tname\tpgn";
 
@@ -44,6 +40,8 @@ pub struct EcoEntry {
     pub name: String,
     /// Plies of the line that defines it.
     pub plies: usize,
+    /// The line in UCI notation, moves separated by spaces.
+    pub line: String,
 }
 
 impl EcoEntry {
@@ -139,18 +137,67 @@ fn valid_code(code: &str) -> bool {
 }
 
 impl EcoTable {
-    /// The bundled table (built on first use).
+    /// The bundled table (built on first use from the generated
+    /// [`eco_table`](super::eco_table)).
     pub fn bundled() -> &'static EcoTable {
         static TABLE: OnceLock<EcoTable> = OnceLock::new();
         TABLE.get_or_init(|| {
             let mut table = EcoTable::default();
-            for (source, text) in BUNDLED {
-                table
-                    .add(text, source)
-                    .expect("the bundled ECO tables are valid (tested)");
+            for (eco, name, line) in super::eco_table::LINES {
+                let mut pos = Chess::default();
+                let mut plies = 0;
+                for uci in line.split_whitespace() {
+                    let m = uci
+                        .parse::<UciMove>()
+                        .ok()
+                        .and_then(|u| u.to_move(&pos).ok())
+                        .expect("the generated ECO table holds legal lines (tested)");
+                    pos.play_unchecked(m);
+                    plies += 1;
+                }
+                table.insert(
+                    pos,
+                    EcoEntry {
+                        eco: eco.to_string(),
+                        name: name.to_string(),
+                        plies,
+                        line: line.to_string(),
+                    },
+                );
             }
             table
         })
+    }
+
+    fn insert(&mut self, pos: Chess, entry: EcoEntry) -> Option<&EcoEntry> {
+        let k = key(&pos);
+        if let Some(&other) = self.by_key.get(&k) {
+            return Some(&self.entries[other]);
+        }
+        self.by_key.insert(k, self.entries.len());
+        self.entries.push(entry);
+        None
+    }
+
+    /// The generated Rust source of [`eco_table`](super::eco_table) for
+    /// this table, `sources` naming where its rows came from.
+    pub fn to_rust(&self, sources: &str) -> String {
+        let mut out = format!(
+            "//! The ECO table: {} named openings as (code, name, line in UCI\n\
+             //! notation), generated from {sources} (lichess-org/chess-openings,\n\
+             //! CC0-1.0) by `UPDATE_ECO_TABLE=1 cargo test --release -p engine\n\
+             //! --test eco_table`. Generated: do not edit.\n\n\
+             /// The rows in table order.\n\
+             #[rustfmt::skip]\n\
+             pub static LINES: [(&str, &str, &str); {}] = [\n",
+            self.len(),
+            self.len()
+        );
+        for e in &self.entries {
+            out.push_str(&format!("    ({:?}, {:?}, {:?}),\n", e.eco, e.name, e.line));
+        }
+        out.push_str("];\n");
+        out
     }
 
     /// A table read from `text` (`source` names it in errors).
@@ -195,6 +242,7 @@ impl EcoTable {
             }
             let mut pos = Chess::default();
             let mut plies = 0;
+            let mut line_uci = Vec::new();
             for word in moves.split_whitespace() {
                 // Move numbers ("1." or "1...") and results are not moves.
                 if word.ends_with('.') || matches!(word, "*" | "1-0" | "0-1" | "1/2-1/2") {
@@ -210,26 +258,26 @@ impl EcoTable {
                     .parse()
                     .map_err(|_| illegal())?;
                 let m = san.to_move(&pos).map_err(|_| illegal())?;
+                line_uci.push(m.to_uci(CastlingMode::Standard).to_string());
                 pos.play_unchecked(m);
                 plies += 1;
             }
             if plies == 0 {
                 return Err(malformed());
             }
-            let k = key(&pos);
-            if let Some(&other) = self.by_key.get(&k) {
-                return Err(EcoError::Duplicate {
-                    table: source.to_string(),
-                    line,
-                    other: self.entries[other].name.clone(),
-                });
-            }
-            self.by_key.insert(k, self.entries.len());
-            self.entries.push(EcoEntry {
+            let entry = EcoEntry {
                 eco: eco.to_string(),
                 name: name.trim().to_string(),
                 plies,
-            });
+                line: line_uci.join(" "),
+            };
+            if let Some(other) = self.insert(pos, entry) {
+                return Err(EcoError::Duplicate {
+                    table: source.to_string(),
+                    line,
+                    other: other.name.clone(),
+                });
+            }
         }
         Ok(())
     }
@@ -270,7 +318,6 @@ impl EcoTable {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use shakmaty::uci::UciMove;
 
     fn moves(start: &Chess, uci: &str) -> Vec<Move> {
         let mut pos = start.clone();

@@ -10,6 +10,7 @@
 pub mod atomic_file;
 pub mod book;
 pub mod eco;
+pub mod eco_table;
 pub mod epd_suite;
 pub mod input;
 pub mod labeled;

@@ -5,8 +5,6 @@
 use std::fmt::Write as _;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail, ensure};
@@ -17,7 +15,9 @@ use engine::play::match_runner::{
 };
 use engine::play::openings::{OpeningOrder, OpeningSource};
 use engine::play::uci_client::{EngineSpec, UciPlayer};
-use indicatif::{ProgressBar, ProgressStyle};
+use engine::runtime::interrupt::Interrupt;
+use engine::runtime::progress::Progress;
+use engine::runtime::summary::{Status, Summary};
 
 use super::games::{GameSetup, GamesError};
 use super::plot;
@@ -145,6 +145,22 @@ pub struct SpsaArgs {
     /// Seconds an engine may take to answer, on top of its thinking time.
     #[arg(long, default_value_t = 10.0)]
     engine_timeout: f64,
+    /// Write a JSON summary of the run here (iterations, games, final
+    /// values).
+    #[arg(long, value_name = "FILE")]
+    summary: Option<PathBuf>,
+    /// Do not draw the progress display.
+    #[arg(long)]
+    no_progress: bool,
+}
+
+/// How a run ended without an error.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Ending {
+    /// All iterations are done.
+    Complete,
+    /// Stopped by Ctrl-C/SIGTERM after the last complete iteration.
+    Interrupted,
 }
 
 /// Time control when neither --nodes nor --tc is given.
@@ -260,34 +276,11 @@ fn write_outputs(
     Ok(())
 }
 
-/// Prints a line above the progress bar (or plainly when it is hidden).
-fn say(bar: &ProgressBar, line: String) {
-    if bar.is_hidden() {
-        eprintln!("{line}");
-    } else {
-        bar.println(line);
-    }
-}
-
-fn progress(total: usize, done: usize) -> ProgressBar {
-    let bar = ProgressBar::new(total as u64);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{prefix} [{bar:30}] {pos}/{len} iterations {elapsed} (eta {eta}) {msg}",
-        )
-        .expect("valid template")
-        .progress_chars("=> "),
-    );
-    bar.set_prefix("spsa");
-    bar.set_position(done as u64);
-    bar
-}
-
 /// Runs `tuner spsa`.
 ///
 /// # Errors
 /// Bad options, an engine that cannot be started or keeps failing, I/O.
-pub fn run(args: &SpsaArgs) -> Result<()> {
+pub fn run(args: &SpsaArgs) -> Result<Ending> {
     ensure!(args.iterations >= 1, "--iterations must be at least 1");
     ensure!(
         args.pairs_per_iteration >= 1,
@@ -412,12 +405,12 @@ pub fn run(args: &SpsaArgs) -> Result<()> {
         },
     };
 
-    let abort = Arc::new(AtomicBool::new(false));
-    {
-        let abort = Arc::clone(&abort);
-        ctrlc::set_handler(move || abort.store(true, Ordering::Relaxed))
-            .context("installing the Ctrl-C handler")?;
-    }
+    let interrupt = Interrupt::new();
+    interrupt.install(Some(
+        "stopping: the iteration in progress is abandoned, the last complete one is kept \
+         (a second Ctrl-C exits at once)",
+    ))?;
+    let abort = interrupt.flag();
     // The log is rewritten from the checkpoint (a row written after the
     // last checkpoint is dropped), then appended to.
     let log_path = dir.join(LOG);
@@ -449,7 +442,7 @@ pub fn run(args: &SpsaArgs) -> Result<()> {
             t.name, t.start, t.min, t.max, t.c_end, t.r_end
         );
     }
-    let bar = progress(args.iterations, state.iteration());
+    let bar = Progress::spinner(!args.no_progress);
     let started = Instant::now();
     let first = state.iteration() + 1;
     let mut outcome = Ok(());
@@ -457,7 +450,18 @@ pub fn run(args: &SpsaArgs) -> Result<()> {
     for k in first..=args.iterations {
         let theta = state.theta().to_vec();
         let p = perturb(&schedule, &tunables, &theta, k, args.seed);
-        let played = match games.play_iteration(k, &p.plus, &p.minus, &abort) {
+        let done = k - first;
+        bar.set_message(if done == 0 {
+            format!("iteration {k} of {}", args.iterations)
+        } else {
+            let per = started.elapsed().as_secs_f64() / done as f64;
+            format!(
+                "iteration {k} of {} ({per:.1} s each, {:.0} min left)",
+                args.iterations,
+                per * (args.iterations + 1 - k) as f64 / 60.0
+            )
+        });
+        let played = match games.play_iteration(k, &p.plus, &p.minus, abort) {
             Ok(g) => g,
             Err(GamesError::Interrupted) => {
                 interrupted = true;
@@ -469,7 +473,7 @@ pub fn run(args: &SpsaArgs) -> Result<()> {
             }
         };
         for f in &played.failures {
-            say(&bar, format!("engine failure, pair replayed: {f}"));
+            bar.println(&format!("engine failure, pair replayed: {f}"));
         }
         let r = played.record;
         let next = update(
@@ -499,23 +503,19 @@ pub fn run(args: &SpsaArgs) -> Result<()> {
             .zip(state.theta())
             .map(|(t, v)| format!("{} {v:.1}", t.name))
             .collect();
-        say(
-            &bar,
-            format!(
-                "iteration {k}: +{} ={} -{} | {}",
-                r.wins,
-                r.draws,
-                r.losses,
-                values.join(" ")
-            ),
-        );
-        bar.set_position(k as u64);
-        if abort.load(Ordering::Relaxed) {
+        bar.println(&format!(
+            "iteration {k}: +{} ={} -{} | {}",
+            r.wins,
+            r.draws,
+            r.losses,
+            values.join(" ")
+        ));
+        if interrupt.requested() {
             interrupted = true;
             break;
         }
     }
-    bar.finish_and_clear();
+    bar.finish();
     let rate = (state.iteration() + 1 - first) as f64 / started.elapsed().as_secs_f64().max(1e-9);
     eprintln!(
         "{} after {} of {} iterations ({rate:.3} iterations/s this session):",
@@ -550,5 +550,32 @@ pub fn run(args: &SpsaArgs) -> Result<()> {
     if interrupted {
         eprintln!("continue with the same options and --resume");
     }
-    outcome
+    if let Some(path) = &args.summary {
+        let mut summary = Summary::new("tuner spsa", env!("CARGO_PKG_VERSION"));
+        summary.status = if interrupted {
+            Status::Interrupted
+        } else {
+            Status::Complete
+        };
+        summary.output = Some(dir.clone());
+        let games: u64 = state.rows.iter().map(|r| r.wins + r.draws + r.losses).sum();
+        let replayed: u64 = state.rows.iter().map(|r| r.replayed).sum();
+        summary
+            .count("iterations", state.iteration() as u64)
+            .count("games", games)
+            .count("pairs_replayed", replayed)
+            .timing("session_seconds", started.elapsed())
+            .figure("engine", command.as_str());
+        for (t, v) in tunables.iter().zip(state.theta()) {
+            summary.figure(&format!("value_{}", t.name), *v);
+        }
+        summary.write(path)?;
+    }
+    outcome.map(|()| {
+        if interrupted {
+            Ending::Interrupted
+        } else {
+            Ending::Complete
+        }
+    })
 }

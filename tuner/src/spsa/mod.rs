@@ -13,4 +13,4 @@ pub mod schedule;
 pub mod state;
 pub mod tunables;
 
-pub use cli::{ABOUT, SpsaArgs, run};
+pub use cli::{ABOUT, Ending, SpsaArgs, run};
