@@ -1,5 +1,6 @@
 //! File formats and I/O of the toolchain, on top of the core: labeled
-//! positions ([`labeled`]), compressed or plain inputs ([`input`]), atomic
+//! positions ([`labeled`]) and bullet's text and binary training formats
+//! ([`bullet`]), compressed or plain inputs ([`input`]), atomic
 //! outputs ([`atomic_file`]), PGN splitting and writing ([`pgn_chunks`],
 //! [`pgn_record`]), Polyglot books ([`book`]), test suites ([`epd_suite`],
 //! [`perft_suite`]), the evaluation's params text file ([`params_file`]),
@@ -9,6 +10,7 @@
 
 pub mod atomic_file;
 pub mod book;
+pub mod bullet;
 pub mod eco;
 pub mod eco_table;
 pub mod epd_suite;
