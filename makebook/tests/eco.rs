@@ -276,10 +276,8 @@ fn eco_codes(text: &str) -> Vec<Option<String>> {
     for line in text.lines() {
         if line.starts_with("[Event ") {
             codes.push(None);
-        } else if let Some(rest) = line.strip_prefix("[ECO \"") {
-            if let Some(last) = codes.last_mut() {
-                *last = rest.strip_suffix("\"]").map(str::to_string);
-            }
+        } else if let (Some(rest), Some(last)) = (line.strip_prefix("[ECO \""), codes.last_mut()) {
+            *last = rest.strip_suffix("\"]").map(str::to_string);
         }
     }
     codes
