@@ -62,7 +62,9 @@ macro_rules! say_raw {
 /// -V validate-gradient.
 ///
 /// `tuner codegen` writes the engine's generated `params.rs` from the
-/// parameter declaration and a params file (see `tuner codegen --help`).
+/// parameter declaration and a params file (see `tuner codegen --help`);
+/// `tuner spsa` tunes a UCI engine's spin options by SPSA (see `tuner spsa
+/// --help`).
 #[derive(Parser, Debug)]
 #[command(version, about, long_about, args_conflicts_with_subcommands = true)]
 struct Cli {
@@ -83,6 +85,10 @@ enum Command {
     /// changing a block, regenerate the committed file from the workspace
     /// root with `tuner codegen -o engine/src/eval/params.rs`, then rebuild.
     Codegen(CodegenArgs),
+    /// SPSA tuning of a UCI engine's spin options (ours by default), in
+    /// OpenBench's form.
+    #[command(long_about = tuner::spsa::ABOUT)]
+    Spsa(Box<tuner::spsa::SpsaArgs>),
 }
 
 #[derive(Args, Debug)]
@@ -429,6 +435,13 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
         Some(Command::Codegen(args)) => codegen(&args),
+        Some(Command::Spsa(args)) => match tuner::spsa::run(&args) {
+            Ok(tuner::spsa::Ending::Interrupted) => {
+                std::process::exit(engine::runtime::interrupt::EXIT_INTERRUPTED.into());
+            }
+            Ok(_) => Ok(()),
+            Err(e) => Err(e),
+        },
         None => train(cli.train),
     };
     match outcome {
