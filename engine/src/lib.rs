@@ -5,8 +5,10 @@
 //!   above it;
 //! * [`formats`] — labeled positions, inputs and atomic outputs, PGN,
 //!   Polyglot books, test suites, params files — uses the core;
+//! * [`runtime`] — how the tools run: the ordered parallel map, Ctrl-C,
+//!   progress bars, JSON summaries — uses the core and the formats;
 //! * [`play`] — game rules, players, UCI client, matches, Elo — uses the
-//!   core and the formats;
+//!   core, the formats and the runtime;
 //! * on top: the UCI front end ([`uci`]) and the benchmark ([`bench`]).
 //!
 //! `engine/tests/layers.rs` enforces the direction and the absence of module
@@ -17,6 +19,7 @@ pub mod chess;
 pub mod eval;
 pub mod formats;
 pub mod play;
+pub mod runtime;
 pub mod search;
 pub mod uci;
 

@@ -196,8 +196,13 @@ pub fn select_from_chunk(
                 selection.report(this_game, chunk.line_at(start + offset), message);
             }
             (GameVerdict::Used(result), None) => {
-                selection.stats.games_used += 1;
-                add_positions(worker, result, &mut selection);
+                let (last, history) = worker.visitor.final_position();
+                if worker.judge.result_contradicted(last, history, result) {
+                    selection.stats.skipped_result += 1;
+                } else {
+                    selection.stats.games_used += 1;
+                    add_positions(worker, result, &mut selection);
+                }
             }
             (GameVerdict::Skipped(reason), None) => selection.stats.count_skip(reason),
             (GameVerdict::Malformed(message), None) => {

@@ -86,6 +86,7 @@ pub struct SamplingVisitor {
     rng: GameRng,
     candidates: Vec<Candidate>,
     history: Vec<u64>,
+    final_position: Chess,
     unterminated_comment: bool,
 }
 
@@ -117,6 +118,7 @@ impl SamplingVisitor {
             rng: game_rng(settings.seed, 0, 0),
             candidates: Vec::new(),
             history: Vec::new(),
+            final_position: Chess::default(),
             unterminated_comment: false,
         }
     }
@@ -144,6 +146,13 @@ impl SamplingVisitor {
             &self.history,
             &mut self.rng,
         )
+    }
+
+    /// The final position of the last game read (valid after
+    /// [`GameVerdict::Used`]) and the keys of the positions before it (when
+    /// kept).
+    pub fn final_position(&self) -> (&Chess, &[u64]) {
+        (&self.final_position, &self.history)
     }
 
     /// Gives back an emptied candidate list so its memory is reused.
@@ -299,6 +308,7 @@ impl Visitor for SamplingVisitor {
         for candidate in &mut self.candidates {
             candidate.has_successor = candidate.ply < game.ply;
         }
+        self.final_position = game.position;
         GameVerdict::Used(game.result)
     }
 }

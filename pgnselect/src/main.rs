@@ -13,26 +13,23 @@ mod key_set;
 mod output_format;
 mod pipeline;
 mod position_filter;
-mod progress;
 mod sampling;
 mod san_move;
 mod stats;
 
 use std::process::ExitCode;
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::Parser;
 use engine::formats::input::open_input;
+use engine::runtime::interrupt::{EXIT_INTERRUPTED, Interrupt};
+use engine::runtime::progress::Progress;
 
 use crate::cli::Cli;
 use crate::output_format::OutputSink;
-use crate::progress::Progress;
-
-/// Exit status of a run stopped by Ctrl-C (128 + SIGINT).
-const EXIT_INTERRUPTED: u8 = 130;
+use crate::pipeline::InputBytes;
 
 fn run(cli: &Cli, interrupted: &AtomicBool) -> Result<()> {
     let settings = cli.settings()?;
@@ -41,18 +38,15 @@ fn run(cli: &Cli, interrupted: &AtomicBool) -> Result<()> {
         inputs.push(open_input(path).context("cannot read the input")?);
     }
     let total: Option<u64> = inputs.iter().map(|i| i.total_bytes()).sum();
-    let counters = inputs.iter().map(|i| i.bytes_read()).collect();
-    let progress = Progress::new(counters, total, !cli.no_progress);
+    let input_bytes = InputBytes::of(&inputs);
+    let progress = Progress::bytes(total, !cli.no_progress);
     let mut sink = OutputSink::open(cli.output.as_deref())?;
     let started = Instant::now();
     let stats = pipeline::run(settings, inputs, &mut sink, &progress, interrupted);
     progress.finish();
     let stats = stats?;
     sink.finish()?;
-    eprintln!(
-        "{}",
-        stats.summary(progress.bytes_read(), started.elapsed())
-    );
+    eprintln!("{}", stats.summary(input_bytes.get(), started.elapsed()));
     Ok(())
 }
 
@@ -66,20 +60,17 @@ fn is_broken_pipe(error: &anyhow::Error) -> bool {
 
 fn main() -> ExitCode {
     let cli = Cli::parse_from(cli::arasan_words(std::env::args_os()));
-    let interrupted = Arc::new(AtomicBool::new(false));
-    {
-        let flag = Arc::clone(&interrupted);
-        // Without the handler Ctrl-C still stops the run, only less tidily.
-        let _ = ctrlc::set_handler(move || flag.store(true, Ordering::Relaxed));
-    }
-    match run(&cli, &interrupted) {
+    let interrupt = Interrupt::new();
+    // Without the handler Ctrl-C still stops the run, only less tidily.
+    let _ = interrupt.install(None);
+    match run(&cli, interrupt.flag()) {
         Ok(()) => ExitCode::SUCCESS,
         // The reader of standard output has gone (e.g. `| head`): stop
         // quietly, as a program killed by SIGPIPE would.
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("pgnselect: error: {e:#}");
-            if interrupted.load(Ordering::Relaxed) {
+            if interrupt.requested() {
                 ExitCode::from(EXIT_INTERRUPTED)
             } else {
                 ExitCode::FAILURE

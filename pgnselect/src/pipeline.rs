@@ -1,36 +1,31 @@
-//! The parallel run: every worker thread takes the next chunk of games from
-//! the inputs, selects positions from it, and hands its selection to the
-//! output, which writes selections in input order. There is no separate
-//! reader or merger thread: cutting a chunk and writing a selection are a
-//! few per cent of the work, so each is done under a lock by whichever
-//! worker needs it, and `--threads N` keeps exactly N threads busy.
+//! The parallel run on the runtime's ordered map
+//! ([`engine::runtime::ordered`]): the inputs are cut into chunks of whole
+//! games, `--threads` workers select positions from chunks, and the
+//! selections are merged into the output in input order.
 //!
 //! Chunks are numbered in input order (all chunks of the first file, then
-//! the second, …). The output holds finished selections until all earlier
-//! ones are written, so the output, the deduplication (first occurrence in
+//! the second, …), so the output, the deduplication (first occurrence in
 //! input order wins) and the messages about malformed games come out in the
-//! same order whatever the number of threads. A worker may cut a new chunk
-//! only while fewer than [`CHUNKS_IN_FLIGHT_PER_THREAD`] chunks per worker
-//! are cut but not yet written, so memory is bounded by the deduplication
-//! set, not by the input.
+//! same order whatever the number of threads. At most
+//! [`CHUNKS_IN_FLIGHT_PER_THREAD`] chunks per worker are cut but not yet
+//! written, so memory is bounded by the deduplication set, not by the
+//! input.
 
-use std::collections::BTreeMap;
 use std::io::{Read, Write};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Condvar, Mutex, MutexGuard};
-use std::time::Duration;
+use std::sync::atomic::AtomicBool;
 
-use anyhow::{Context, Result, anyhow, bail};
-use engine::formats::input::Input;
+use anyhow::{Context, Result, bail};
+use engine::formats::input::{ByteCounter, Input};
 use engine::formats::pgn_chunks::{GameChunk, GameChunker};
+use engine::runtime::ordered::{Flow, OrderedMap};
+use engine::runtime::progress::Progress;
 
 use crate::chunk_selection::{ChunkSelection, ChunkWorker, select_from_chunk};
 use crate::game_visitor::{SamplingVisitor, VisitorSettings};
 use crate::key_set::KeySet;
 use crate::output_format::{OutputFormat, OutputSink};
 use crate::position_filter::{PositionFilter, PositionJudge};
-use crate::progress::Progress;
 use crate::stats::SelectionStats;
 
 /// Chunks in memory per worker thread (being read, worked on, or waiting to
@@ -52,9 +47,6 @@ const SEARCH_CHUNK_BYTES: usize = 1 << 15;
 /// Messages about malformed games printed before they are only counted.
 const MAX_PROBLEMS_SHOWN: u64 = 100;
 
-/// How often a worker waiting for room re-checks whether the run stopped.
-const STOP_POLL: Duration = Duration::from_millis(50);
-
 /// Everything a run needs besides its inputs and output.
 #[derive(Debug, Clone, Copy)]
 pub struct RunSettings {
@@ -72,9 +64,8 @@ pub struct RunSettings {
     pub dedup: bool,
 }
 
-/// A chunk taken by a worker.
+/// A chunk cut from the inputs.
 struct WorkItem {
-    sequence: u64,
     file_index: usize,
     /// Bytes read from all inputs when the chunk was cut (for progress).
     bytes_read: u64,
@@ -83,7 +74,6 @@ struct WorkItem {
 
 /// A chunk's selection on its way to the output.
 struct Finished {
-    sequence: u64,
     file_index: usize,
     bytes_read: u64,
     selection: ChunkSelection,
@@ -97,24 +87,37 @@ struct OpenFile {
 }
 
 /// The inputs, cut into chunks one at a time, in order.
-struct ChunkSource<'a> {
+struct ChunkSource {
     pending: std::iter::Enumerate<std::vec::IntoIter<Input>>,
     current: Option<OpenFile>,
-    /// Counts the bytes read from the inputs.
-    progress: &'a Progress,
+    /// The byte counters of all inputs.
+    counters: InputBytes,
     chunk_bytes: usize,
-    /// Sequence number of the next chunk cut.
-    next_sequence: u64,
 }
 
-impl<'a> ChunkSource<'a> {
-    fn new(inputs: Vec<Input>, chunk_bytes: usize, progress: &'a Progress) -> ChunkSource<'a> {
+/// The byte counters of the inputs: how much of them has been read.
+#[derive(Debug, Clone)]
+pub struct InputBytes(Vec<ByteCounter>);
+
+impl InputBytes {
+    /// The counters of `inputs`.
+    pub fn of(inputs: &[Input]) -> InputBytes {
+        InputBytes(inputs.iter().map(Input::bytes_read).collect())
+    }
+
+    /// Bytes read from all inputs so far.
+    pub fn get(&self) -> u64 {
+        self.0.iter().map(ByteCounter::get).sum()
+    }
+}
+
+impl ChunkSource {
+    fn new(inputs: Vec<Input>, chunk_bytes: usize) -> ChunkSource {
         ChunkSource {
-            progress,
+            counters: InputBytes::of(&inputs),
             pending: inputs.into_iter().enumerate(),
             current: None,
             chunk_bytes,
-            next_sequence: 0,
         }
     }
 
@@ -142,14 +145,11 @@ impl<'a> ChunkSource<'a> {
                 self.current = None;
                 continue;
             };
-            let item = WorkItem {
-                sequence: self.next_sequence,
+            return Ok(Some(WorkItem {
                 file_index: file.index,
-                bytes_read: self.progress.bytes_read(),
+                bytes_read: self.counters.get(),
                 chunk,
-            };
-            self.next_sequence += 1;
-            return Ok(Some(item));
+            }));
         }
     }
 }
@@ -208,161 +208,16 @@ impl Merger<'_> {
             line_start = end;
         }
         self.write_lines(&selection.text[run_start..])?;
-        self.progress
-            .update(done.bytes_read, self.stats.games_read, self.stats.written);
-        Ok(())
-    }
-}
-
-/// The output side: selections waiting for their turn, and the merger.
-struct Output<'a> {
-    merger: Merger<'a>,
-    waiting: BTreeMap<u64, Finished>,
-    /// Sequence number of the next selection to write.
-    next: u64,
-}
-
-/// What the workers share.
-struct Shared<'a> {
-    settings: RunSettings,
-    source: Mutex<ChunkSource<'a>>,
-    /// Signalled when chunks are written while a worker waits for room.
-    room: Condvar,
-    /// Workers waiting (or about to wait) on `room`.
-    waiters: AtomicUsize,
-    /// Chunks written so far (a copy of `Output::next`).
-    written: AtomicU64,
-    /// Chunks allowed between cut and written.
-    in_flight: u64,
-    output: Mutex<Output<'a>>,
-    /// The first error met by a worker; every worker stops after it.
-    error: Mutex<Option<anyhow::Error>>,
-    stop: AtomicBool,
-    interrupted: &'a AtomicBool,
-}
-
-impl<'a> Shared<'a> {
-    fn stopped(&self) -> bool {
-        self.stop.load(Ordering::Relaxed) || self.interrupted.load(Ordering::Relaxed)
-    }
-
-    /// Records the first error and stops the run.
-    fn fail(&self, error: anyhow::Error) {
-        if let Ok(mut first) = self.error.lock() {
-            first.get_or_insert(error);
-        }
-        self.stop.store(true, Ordering::SeqCst);
-    }
-
-    fn lock_source(&self) -> Result<MutexGuard<'_, ChunkSource<'a>>> {
-        self.source.lock().map_err(|_| worker_failed())
-    }
-
-    /// The next chunk to work on, once there is room for it; `None` when
-    /// the inputs are exhausted or the run stops.
-    fn take_chunk(&self) -> Result<Option<WorkItem>> {
-        let mut source = self.lock_source()?;
-        loop {
-            if self.stopped() {
-                return Ok(None);
-            }
-            let has_room = |source: &ChunkSource| {
-                source.next_sequence < self.written.load(Ordering::SeqCst) + self.in_flight
-            };
-            if has_room(&source) {
-                break;
-            }
-            // The waiter is counted before `written` is read again, and the
-            // writer reads the count after storing `written` (all
-            // sequentially consistent): either this check sees the new
-            // count, or the writer sees the waiter and wakes it, taking the
-            // source lock first so that the wake-up cannot come before the
-            // wait.
-            self.waiters.fetch_add(1, Ordering::SeqCst);
-            let waited = if has_room(&source) {
-                Ok(source)
-            } else {
-                self.room
-                    .wait_timeout(source, STOP_POLL)
-                    .map(|(source, _)| source)
-            };
-            self.waiters.fetch_sub(1, Ordering::SeqCst);
-            source = waited.map_err(|_| worker_failed())?;
-        }
-        source.next_item()
-    }
-
-    /// Hands a finished selection to the output and writes every selection
-    /// whose turn has come.
-    fn deliver(&self, done: Finished) -> Result<()> {
-        let mut output = self.output.lock().map_err(|_| worker_failed())?;
-        output.waiting.insert(done.sequence, done);
-        let Output {
-            merger,
-            waiting,
-            next,
-        } = &mut *output;
-        while let Some(done) = waiting.remove(next) {
-            merger.write(done)?;
-            *next += 1;
-        }
-        self.written.store(*next, Ordering::SeqCst);
-        drop(output);
-        if self.waiters.load(Ordering::SeqCst) > 0 {
-            // Taking the lock orders this wake-up after the waiter's check.
-            drop(self.lock_source()?);
-            self.room.notify_all();
+        if !self.progress.is_hidden() {
+            self.progress.set_position(done.bytes_read);
+            self.progress.set_message(format!(
+                "{} games, {} positions ({:.0}/s)",
+                self.stats.games_read,
+                self.stats.written,
+                self.progress.rate(self.stats.written)
+            ));
         }
         Ok(())
-    }
-}
-
-/// The error of a run whose worker panicked (a poisoned lock, a missing
-/// selection).
-fn worker_failed() -> anyhow::Error {
-    anyhow!("a worker thread failed; the output is incomplete")
-}
-
-/// Stops the run if its worker panics, so that no other worker waits for
-/// a chunk that will never be written.
-struct StopOnPanic<'a>(&'a AtomicBool);
-
-impl Drop for StopOnPanic<'_> {
-    fn drop(&mut self) {
-        if std::thread::panicking() {
-            self.0.store(true, Ordering::SeqCst);
-        }
-    }
-}
-
-/// One worker: takes chunks, selects from them and delivers the
-/// selections, until the inputs are exhausted or the run stops.
-fn work(shared: &Shared<'_>) {
-    let _guard = StopOnPanic(&shared.stop);
-    let settings = shared.settings;
-    let mut worker = ChunkWorker {
-        visitor: SamplingVisitor::new(settings.visitor),
-        judge: PositionJudge::new(settings.positions),
-        format: settings.format,
-        with_result: settings.with_result,
-    };
-    loop {
-        let item = match shared.take_chunk() {
-            Ok(Some(item)) => item,
-            Ok(None) => return,
-            Err(e) => return shared.fail(e),
-        };
-        let selection = select_from_chunk(&mut worker, &item.chunk, item.file_index);
-        drop(item.chunk);
-        let done = Finished {
-            sequence: item.sequence,
-            file_index: item.file_index,
-            bytes_read: item.bytes_read,
-            selection,
-        };
-        if let Err(e) = shared.deliver(done) {
-            return shared.fail(e);
-        }
     }
 }
 
@@ -411,12 +266,11 @@ fn run_paced(
     progress: &Progress,
     interrupted: &AtomicBool,
 ) -> Result<SelectionStats> {
-    let threads = settings.threads.max(1);
     let paths: Vec<PathBuf> = inputs.iter().map(|i| i.path().to_path_buf()).collect();
     if let Some(header) = settings.format.preamble() {
         writeln!(sink, "{header}").context("cannot write the output")?;
     }
-    let merger = Merger {
+    let mut merger = Merger {
         games_per_file: vec![0; paths.len()],
         paths,
         keys: settings.dedup.then(KeySet::new),
@@ -425,48 +279,31 @@ fn run_paced(
         sink,
         progress,
     };
-    let shared = Shared {
-        settings,
-        source: Mutex::new(ChunkSource::new(inputs, pacing.chunk_bytes, progress)),
-        room: Condvar::new(),
-        waiters: AtomicUsize::new(0),
-        written: AtomicU64::new(0),
-        in_flight: (threads * pacing.chunks_in_flight_per_thread.max(1)) as u64,
-        output: Mutex::new(Output {
-            merger,
-            waiting: BTreeMap::new(),
-            next: 0,
-        }),
-        error: Mutex::new(None),
-        stop: AtomicBool::new(false),
-        interrupted,
-    };
-    let all_joined = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| scope.spawn(|| work(&shared)))
-            .collect();
-        workers
-            .into_iter()
-            .map(|worker| worker.join())
-            .filter(Result::is_err)
-            .count()
-            == 0
-    });
-    if let Some(error) = shared.error.into_inner().ok().flatten() {
-        return Err(error);
-    }
-    if interrupted.load(Ordering::Relaxed) {
+    let mut source = ChunkSource::new(inputs, pacing.chunk_bytes);
+    let finished = OrderedMap::new(settings.threads)
+        .in_flight_per_thread(pacing.chunks_in_flight_per_thread)
+        .stop_on(interrupted)
+        .run(
+            || source.next_item(),
+            |_| ChunkWorker {
+                visitor: SamplingVisitor::new(settings.visitor),
+                judge: PositionJudge::new(settings.positions),
+                format: settings.format,
+                with_result: settings.with_result,
+            },
+            |worker, item: WorkItem| {
+                let selection = select_from_chunk(worker, &item.chunk, item.file_index);
+                Some(Finished {
+                    file_index: item.file_index,
+                    bytes_read: item.bytes_read,
+                    selection,
+                })
+            },
+            |done| merger.write(done).map(|()| Flow::Continue),
+        )?;
+    if finished.interrupted {
         bail!("interrupted; the output file was not written");
     }
-    let output = shared.output.into_inner().ok();
-    let source = shared.source.into_inner().ok();
-    let (Some(output), Some(source), true) = (output, source, all_joined) else {
-        return Err(worker_failed());
-    };
-    if !output.waiting.is_empty() || output.next != source.next_sequence {
-        return Err(worker_failed());
-    }
-    let merger = output.merger;
     for (path, games) in merger.paths.iter().zip(&merger.games_per_file) {
         if *games == 0 {
             progress.println(&format!(
@@ -501,7 +338,7 @@ mod tests {
         let out = dir.path().join("out.epd");
         let mut sink = OutputSink::open(Some(&out)).unwrap();
         let inputs = vec![open_input(&games).unwrap(), open_input(&games).unwrap()];
-        let progress = Progress::new(Vec::new(), None, false);
+        let progress = Progress::hidden();
         let stats = run_paced(
             settings,
             pacing,

@@ -30,6 +30,9 @@ pub struct SelectionStats {
     pub skipped_short: u64,
     /// Games of another variant.
     pub skipped_variant: u64,
+    /// Games whose final position's search contradicts the result
+    /// (`--result-check`).
+    pub skipped_result: u64,
     /// Malformed games.
     pub malformed: u64,
     /// Positions sampled before the position filters.
@@ -83,6 +86,7 @@ impl SelectionStats {
         self.skipped_elo += other.skipped_elo;
         self.skipped_short += other.skipped_short;
         self.skipped_variant += other.skipped_variant;
+        self.skipped_result += other.skipped_result;
         self.malformed += other.malformed;
         self.candidates += other.candidates;
         self.dropped_game_over += other.dropped_game_over;
@@ -102,6 +106,7 @@ impl SelectionStats {
             + self.skipped_elo
             + self.skipped_short
             + self.skipped_variant
+            + self.skipped_result
     }
 
     /// The end-of-run summary, several lines, without a trailing newline.
@@ -118,7 +123,7 @@ impl SelectionStats {
         );
         let _ = writeln!(
             out,
-            "  games used {}, skipped {} (no result {}, abnormal termination {}, below min elo {}, too short {}, other variant {}), malformed {}",
+            "  games used {}, skipped {} (no result {}, abnormal termination {}, below min elo {}, too short {}, other variant {}, result contradicted by search {}), malformed {}",
             self.games_used,
             self.skipped(),
             self.skipped_no_result,
@@ -126,6 +131,7 @@ impl SelectionStats {
             self.skipped_elo,
             self.skipped_short,
             self.skipped_variant,
+            self.skipped_result,
             self.malformed
         );
         let _ = writeln!(

@@ -1,5 +1,6 @@
 //! File formats and I/O of the toolchain, on top of the core: labeled
-//! positions ([`labeled`]), compressed or plain inputs ([`input`]), atomic
+//! positions ([`labeled`]) and bullet's text and binary training formats
+//! ([`bullet`]), compressed or plain inputs ([`input`]), atomic
 //! outputs ([`atomic_file`]), PGN splitting and writing ([`pgn_chunks`],
 //! [`pgn_record`]), Polyglot books ([`book`]), test suites ([`epd_suite`],
 //! [`perft_suite`]) and the evaluation's params text file ([`params_file`]).
@@ -7,6 +8,7 @@
 
 pub mod atomic_file;
 pub mod book;
+pub mod bullet;
 pub mod epd_suite;
 pub mod input;
 pub mod labeled;
