@@ -1,8 +1,9 @@
 //! File formats and I/O of the toolchain, on top of the core: labeled
 //! positions ([`labeled`]), compressed or plain inputs ([`input`]), atomic
-//! outputs ([`atomic_file`]), PGN splitting and writing ([`pgn_chunks`],
-//! [`pgn_record`]), Polyglot books ([`book`]), test suites ([`epd_suite`],
-//! [`perft_suite`]) and the evaluation's params text file ([`params_file`]).
+//! outputs ([`atomic_file`]), PGN splitting, reading and writing
+//! ([`pgn_chunks`], [`pgn_games`], [`pgn_tags`], [`pgn_record`]), Polyglot
+//! books ([`book`]), test suites ([`epd_suite`], [`perft_suite`]) and the
+//! evaluation's params text file ([`params_file`]).
 //! Formats use the core; the core never uses them.
 
 pub mod atomic_file;
@@ -13,4 +14,6 @@ pub mod labeled;
 pub mod params_file;
 pub mod perft_suite;
 pub mod pgn_chunks;
+pub mod pgn_games;
 pub mod pgn_record;
+pub mod pgn_tags;
