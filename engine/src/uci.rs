@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use shakmaty::{Chess, Color, Move, Position};
 
@@ -134,12 +134,17 @@ fn millis(value: &str) -> Option<Duration> {
         .map(|v| Duration::from_millis(v.max(0) as u64))
 }
 
+/// A score as UCI writes it: `cp N` or `mate N` (moves).
+fn score_text(score: i32) -> String {
+    match mate_in_moves(score) {
+        Some(m) => format!("mate {m}"),
+        None => format!("cp {score}"),
+    }
+}
+
 /// Formats a search report as a UCI `info` line.
 pub fn info_line(info: &SearchInfo) -> String {
-    let score = match mate_in_moves(info.score) {
-        Some(m) => format!("mate {m}"),
-        None => format!("cp {}", info.score),
-    };
+    let score = score_text(info.score);
     let bound = match info.bound {
         Bound::Exact => "",
         Bound::Lower => " lowerbound",
@@ -154,6 +159,25 @@ pub fn info_line(info: &SearchInfo) -> String {
         info.seldepth,
         info.nodes,
         info.hashfull,
+        pv.join(" ")
+    )
+}
+
+/// The `info` line sent just before `bestmove`: the score and line of the
+/// move played. A node or time limit can stop the search inside an
+/// iteration whose best move was already found; the iteration reports
+/// above then show an older score, and clients that record the score of
+/// the move (self-play data, adjudication) need this one.
+fn final_info_line(result: &SearchResult, elapsed: Duration) -> String {
+    let ms = elapsed.as_millis() as u64;
+    let pv: Vec<String> = result.pv.iter().map(uci_of).collect();
+    format!(
+        "info depth {} seldepth {} score {} nodes {} nps {} time {ms} pv {}",
+        result.depth,
+        result.seldepth,
+        score_text(result.score),
+        result.nodes,
+        result.nodes * 1000 / ms.max(1),
         pv.join(" ")
     )
 }
@@ -547,7 +571,11 @@ impl UciSession {
         let bestmove_sent = Arc::new(AtomicBool::new(false));
         let sent = bestmove_sent.clone();
         let handle = std::thread::spawn(move || {
+            let started = Instant::now();
             let result = searcher.search(&pos, &keys, &limits, |info| send(&out, &info_line(info)));
+            if result.best_move.is_some() {
+                send(&out, &final_info_line(&result, started.elapsed()));
+            }
             while wait_for_stop && !stop.load(Ordering::Acquire) {
                 std::thread::sleep(INFINITE_POLL);
             }

@@ -15,11 +15,14 @@ mod labeling;
 mod merge;
 mod progress;
 mod resume;
+mod selfplay;
 mod shard;
 mod summary;
 
-use std::path::PathBuf;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
@@ -27,9 +30,18 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::interrupt::Interrupt;
 use crate::labeling::{LabelSettings, run};
+use crate::selfplay::game::GameSettings;
+use crate::selfplay::output::OutputFormat;
+use crate::selfplay::start::StartRules;
+use crate::selfplay::{PlayerSpec, SelfplaySettings};
 use crate::shard::Shard;
+use engine::eval::Params;
+use engine::formats::params_file;
 use engine::play::game::{DrawRule, GameRules, ResignRule, SearchBudget};
+use engine::play::openings::OpeningSource;
 use engine::play::uci_client::EngineSpec;
+use engine::runtime::interrupt::Interrupt as RuntimeInterrupt;
+use engine::search::MATE_BOUND;
 
 /// Default node budget per move (reproducible).
 const DEFAULT_NODES: u64 = 5_000;
@@ -51,6 +63,18 @@ const DEFAULT_SCORE_NODES: u64 = 20_000;
 const DEFAULT_ENGINE_TIMEOUT_SECONDS: f64 = 10.0;
 /// Default restarts of a failed external engine per position.
 const DEFAULT_ENGINE_RETRIES: u32 = 2;
+/// Default seed of `selfplay`.
+const DEFAULT_SEED: u64 = 1;
+/// Default random plies after the opening.
+const DEFAULT_RANDOM_PLIES: u32 = 8;
+/// Default bound of the start's score.
+const DEFAULT_MAX_START_SCORE: i32 = 400;
+/// Default nodes of the start's search.
+const DEFAULT_START_NODES: u64 = 1_000;
+/// Default bound of a kept position's score.
+const DEFAULT_MAX_SCORE: i32 = 3_000;
+/// Default moves taken from each PGN game of --openings (as `engine match`).
+const DEFAULT_OPENING_PLIES: usize = 8;
 /// Exit status after an interrupt (128 + SIGINT).
 const EXIT_INTERRUPTED: u8 = 130;
 
@@ -96,6 +120,47 @@ outputs (or their concatenation), restores input order and removes the id
 operation: the result equals an unsharded run's output. See
 scripts/labeler-cluster-examples.sh for GNU parallel and Slurm.";
 
+const SELFPLAY_LONG_ABOUT: &str = "\
+Make training data from self-play games.
+
+  labeler selfplay -o OUT --games N [--nodes 5000] [--seed S] [--threads T]
+
+Plays N games of the engine library against itself in-process (or of any
+UCI engine with --engine), both sides at a fixed budget per move (--nodes
+or --depth), with fresh search tables per game and the labeler's game
+rules and adjudication (--resign-*, --draw-*, --max-plies; plies are
+counted from the opening's start).
+
+STARTS: an opening from --openings (EPD/FEN positions, PGN games (.pgn, the
+first --opening-plies moves) or a Polyglot book (.bin, random lines of up to
+--book-plies moves): the reader of 'engine match'), else the standard
+position; then --random-plies uniformly random legal moves. A start the
+random moves end, or whose --start-nodes search scores beyond
+--max-start-score, is drawn again (an error after 1000 draws). Game i's
+random choices come from (--seed, i) only, so the output is byte-identical
+for any --threads.
+
+KEPT: every position the engine searched after the random plies, except
+when the side to move is in check, the best move is a capture or a
+promotion (not quiet), or the score is a mate score or beyond --max-score.
+Each carries the game's result and the search score: in EPD as c9 (White's
+view) and ce (side to move's view) with hmvc and fmvn.
+
+FORMATS: --format epd (canonical EPD), bullet-text (bullet's 'FEN | score |
+result', White-relative) or bullet (bullet's 32-byte ChessBoard records,
+seen from the side to move). The tuner reads all three.
+
+SPLITTING: --first-game K plays games K..K+N-1 (the same games a longer run
+plays there); --shard K/N plays the K-th of N equal consecutive parts of
+them. Outputs of consecutive ranges concatenated in order (cat) equal one
+run's output, byte for byte.
+
+RESUMING: OUTPUT.progress records the run's settings and a checkpoint after
+every game written; rerunning the same command after Ctrl-C, a crash or
+kill -9 cuts OUTPUT back to the last checkpoint and goes on from there,
+without loss or duplicates. A rerun with other settings is refused
+(--overwrite starts over); --threads may change between runs.";
+
 #[derive(Parser, Debug)]
 #[command(
     name = "labeler",
@@ -117,6 +182,10 @@ struct Cli {
 enum Command {
     /// Merge shard outputs back into input order (removes the id operation).
     Merge(MergeArgs),
+    /// Make training data from self-play games: every quiet position of
+    /// every game, with the game's result and the search score.
+    #[command(long_about = SELFPLAY_LONG_ABOUT)]
+    Selfplay(Box<SelfplayArgs>),
 }
 
 #[derive(Args, Debug)]
@@ -149,6 +218,42 @@ struct LabelArgs {
     #[arg(long, group = "budget")]
     movetime: Option<u64>,
 
+    #[command(flatten)]
+    rules: RulesArgs,
+
+    /// Also record the search score of each input position as ce.
+    #[arg(long)]
+    score: bool,
+    /// Nodes of the --score search [default: 20000].
+    #[arg(long, group = "score_budget", requires = "score")]
+    score_nodes: Option<u64>,
+    /// Depth of the --score search.
+    #[arg(long, group = "score_budget", requires = "score")]
+    score_depth: Option<u32>,
+
+    #[command(flatten)]
+    engine: EngineArgs,
+
+    /// Games played at once [default: number of CPUs].
+    #[arg(short = 't', long)]
+    threads: Option<usize>,
+    /// Label only the records whose number is K modulo N.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<Shard>,
+    /// Write bad lines and failed positions to this file.
+    #[arg(long)]
+    rejects: Option<PathBuf>,
+    /// Start over even if OUTPUT exists (its content is lost).
+    #[arg(long)]
+    overwrite: bool,
+    /// Never show the progress bar.
+    #[arg(long)]
+    no_progress: bool,
+}
+
+/// Adjudication and length of the games (labeling and self-play alike).
+#[derive(Args, Debug)]
+struct RulesArgs {
     /// Resign adjudication threshold in centipawns.
     #[arg(long, default_value_t = DEFAULT_RESIGN_SCORE)]
     resign_score: i32,
@@ -169,17 +274,11 @@ struct LabelArgs {
     /// Games reaching this many plies are drawn; 0 disables.
     #[arg(long, default_value_t = DEFAULT_MAX_PLIES)]
     max_plies: u32,
+}
 
-    /// Also record the search score of each input position as ce.
-    #[arg(long)]
-    score: bool,
-    /// Nodes of the --score search [default: 20000].
-    #[arg(long, group = "score_budget", requires = "score")]
-    score_nodes: Option<u64>,
-    /// Depth of the --score search.
-    #[arg(long, group = "score_budget", requires = "score")]
-    score_depth: Option<u32>,
-
+/// An external UCI engine instead of the in-process searcher.
+#[derive(Args, Debug)]
+struct EngineArgs {
     /// Play the games with this UCI engine (command line, split on spaces),
     /// one process per thread, reused across games.
     #[arg(long)]
@@ -195,22 +294,60 @@ struct LabelArgs {
     /// position is reported as failed.
     #[arg(long, default_value_t = DEFAULT_ENGINE_RETRIES)]
     engine_retries: u32,
+}
 
-    /// Games played at once [default: number of CPUs].
-    #[arg(short = 't', long)]
-    threads: Option<usize>,
-    /// Label only the records whose number is K modulo N.
-    #[arg(long, value_name = "K/N")]
-    shard: Option<Shard>,
-    /// Write bad lines and failed positions to this file.
-    #[arg(long)]
-    rejects: Option<PathBuf>,
-    /// Start over even if OUTPUT exists (its content is lost).
-    #[arg(long)]
-    overwrite: bool,
-    /// Never show the progress bar.
-    #[arg(long)]
-    no_progress: bool,
+impl RulesArgs {
+    /// The game rules with `budget` for every move.
+    fn rules(&self, budget: SearchBudget) -> GameRules {
+        GameRules {
+            budget,
+            resign: (self.resign_moves > 0).then_some(ResignRule {
+                score: self.resign_score,
+                moves: self.resign_moves,
+            }),
+            draw: (self.draw_moves > 0).then_some(DrawRule {
+                score: self.draw_score,
+                moves: self.draw_moves,
+                after_ply: self.draw_after,
+            }),
+            max_plies: (self.max_plies > 0).then_some(self.max_plies),
+        }
+    }
+}
+
+impl EngineArgs {
+    /// The external engine, if one is given.
+    fn spec(&self) -> Result<Option<EngineSpec>> {
+        let Some(command) = &self.engine else {
+            return Ok(None);
+        };
+        let mut options = Vec::new();
+        for pair in &self.engine_options {
+            let (name, value) = pair
+                .split_once('=')
+                .with_context(|| format!("--engine-option {pair:?} is not Name=Value"))?;
+            options.push((name.trim().to_string(), value.trim().to_string()));
+        }
+        if !(self.engine_timeout.is_finite() && self.engine_timeout > 0.0) {
+            bail!("--engine-timeout must be a positive number of seconds");
+        }
+        Ok(Some(EngineSpec {
+            command: command.clone(),
+            options,
+            timeout: Duration::from_secs_f64(self.engine_timeout),
+        }))
+    }
+}
+
+/// The number of threads: as given, or one per CPU.
+fn thread_count(threads: Option<usize>) -> Result<usize> {
+    let threads = threads.unwrap_or_else(|| {
+        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+    });
+    if threads == 0 {
+        bail!("--threads must be at least 1");
+    }
+    Ok(threads)
 }
 
 fn settings_of(args: LabelArgs) -> Result<LabelSettings> {
@@ -219,62 +356,227 @@ fn settings_of(args: LabelArgs) -> Result<LabelSettings> {
         (_, _, Some(ms)) => SearchBudget::Movetime(Duration::from_millis(ms)),
         (n, _, _) => SearchBudget::Nodes(n.unwrap_or(DEFAULT_NODES)),
     };
-    let rules = GameRules {
-        budget,
-        resign: (args.resign_moves > 0).then_some(ResignRule {
-            score: args.resign_score,
-            moves: args.resign_moves,
-        }),
-        draw: (args.draw_moves > 0).then_some(DrawRule {
-            score: args.draw_score,
-            moves: args.draw_moves,
-            after_ply: args.draw_after,
-        }),
-        max_plies: (args.max_plies > 0).then_some(args.max_plies),
-    };
+    let rules = args.rules.rules(budget);
     let score_budget = args.score.then(|| match args.score_depth {
         Some(d) => SearchBudget::Depth(d),
         None => SearchBudget::Nodes(args.score_nodes.unwrap_or(DEFAULT_SCORE_NODES)),
     });
-    let engine = match args.engine {
-        None => None,
-        Some(command) => {
-            let mut options = Vec::new();
-            for pair in &args.engine_options {
-                let (name, value) = pair
-                    .split_once('=')
-                    .with_context(|| format!("--engine-option {pair:?} is not Name=Value"))?;
-                options.push((name.trim().to_string(), value.trim().to_string()));
-            }
-            if !(args.engine_timeout.is_finite() && args.engine_timeout > 0.0) {
-                bail!("--engine-timeout must be a positive number of seconds");
-            }
-            Some(EngineSpec {
-                command,
-                options,
-                timeout: Duration::from_secs_f64(args.engine_timeout),
-            })
-        }
-    };
-    let threads = args.threads.unwrap_or_else(|| {
-        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-    });
-    if threads == 0 {
-        bail!("--threads must be at least 1");
-    }
+    let engine = args.engine.spec()?;
+    let threads = thread_count(args.threads)?;
     Ok(LabelSettings {
         inputs: args.inputs,
         output: args.output.context("missing --output")?,
         rules,
         score_budget,
         engine,
-        engine_retries: args.engine_retries,
+        engine_retries: args.engine.engine_retries,
         threads,
         shard: args.shard,
         rejects: args.rejects,
         overwrite: args.overwrite,
         progress: !args.no_progress,
     })
+}
+
+/// The options of `labeler selfplay`.
+#[derive(Args, Debug)]
+struct SelfplayArgs {
+    /// Output file; resumed if an earlier run of the same command wrote it.
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Number of games.
+    #[arg(long)]
+    games: u64,
+    /// Nodes per move [default: 5000].
+    #[arg(long, group = "budget")]
+    nodes: Option<u64>,
+    /// Fixed depth per move.
+    #[arg(long, group = "budget")]
+    depth: Option<u32>,
+    /// Seed of the openings and random plies (game i uses (seed, i)).
+    #[arg(long, default_value_t = DEFAULT_SEED)]
+    seed: u64,
+    /// Games played at once [default: number of CPUs].
+    #[arg(short = 't', long)]
+    threads: Option<usize>,
+
+    /// Openings: EPD/FEN positions, PGN games (.pgn) or a Polyglot book
+    /// (.bin); the standard position otherwise.
+    #[arg(long)]
+    openings: Option<PathBuf>,
+    /// Moves taken from each PGN game of --openings.
+    #[arg(long, default_value_t = DEFAULT_OPENING_PLIES)]
+    opening_plies: usize,
+    /// Moves of each random line from a Polyglot book.
+    #[arg(long, default_value_t = DEFAULT_OPENING_PLIES)]
+    book_plies: usize,
+    /// Uniformly random legal moves played after the opening.
+    #[arg(long, default_value_t = DEFAULT_RANDOM_PLIES)]
+    random_plies: u32,
+    /// Draw the start again when its search score is beyond ±CP.
+    #[arg(long, value_name = "CP", default_value_t = DEFAULT_MAX_START_SCORE)]
+    max_start_score: i32,
+    /// Nodes of the start's search.
+    #[arg(long, default_value_t = DEFAULT_START_NODES)]
+    start_nodes: u64,
+    /// Drop positions whose score is beyond ±CP.
+    #[arg(long, value_name = "CP", default_value_t = DEFAULT_MAX_SCORE)]
+    max_score: i32,
+
+    #[command(flatten)]
+    rules: RulesArgs,
+
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Epd)]
+    format: OutputFormat,
+    /// Index of the first game (splits a run over machines).
+    #[arg(long, default_value_t = 0)]
+    first_game: u64,
+    /// Play only the K-th of N equal consecutive parts of the games.
+    #[arg(long, value_name = "K/N")]
+    shard: Option<Shard>,
+    /// Play with the weights of this params file (in-process player).
+    #[arg(long, conflicts_with = "engine")]
+    params: Option<PathBuf>,
+
+    #[command(flatten)]
+    engine: EngineArgs,
+
+    /// Start over even if OUTPUT exists (its content is lost).
+    #[arg(long)]
+    overwrite: bool,
+    /// Never show the progress bar.
+    #[arg(long)]
+    no_progress: bool,
+    /// Also write the summary as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    summary: Option<PathBuf>,
+}
+
+/// The games `--first-game`, `--games` and `--shard` select.
+fn game_range(first: u64, games: u64, shard: Option<Shard>) -> Result<Range<u64>> {
+    if games == 0 {
+        bail!("--games must be at least 1");
+    }
+    let end = first
+        .checked_add(games)
+        .context("--first-game + --games is too large")?;
+    let Some(shard) = shard else {
+        return Ok(first..end);
+    };
+    let part =
+        |k: u64| first + (u128::from(games) * u128::from(k) / u128::from(shard.count)) as u64;
+    let range = part(shard.index)..part(shard.index + 1);
+    if range.is_empty() {
+        bail!("shard {shard} of {games} games holds no game (use fewer shards)");
+    }
+    Ok(range)
+}
+
+fn selfplay_settings(args: SelfplayArgs) -> Result<SelfplaySettings> {
+    let budget = match (args.nodes, args.depth) {
+        (_, Some(0)) => bail!("--depth must be at least 1"),
+        (_, Some(d)) => SearchBudget::Depth(d),
+        (Some(0), _) => bail!("--nodes must be at least 1"),
+        (n, None) => SearchBudget::Nodes(n.unwrap_or(DEFAULT_NODES)),
+    };
+    if args.max_start_score < 0 {
+        bail!("--max-start-score must be at least 0");
+    }
+    if args.start_nodes == 0 {
+        bail!("--start-nodes must be at least 1");
+    }
+    let score_limit = if args.format == OutputFormat::Bullet {
+        i32::from(i16::MAX)
+    } else {
+        MATE_BOUND - 1
+    };
+    if !(0..=score_limit).contains(&args.max_score) {
+        bail!(
+            "--max-score must be between 0 and {score_limit} (with --format {})",
+            args.format.name()
+        );
+    }
+    let range = game_range(args.first_game, args.games, args.shard)?;
+    let openings = match &args.openings {
+        Some(path) => OpeningSource::load(path, args.opening_plies, args.book_plies)
+            .with_context(|| format!("loading openings from {}", path.display()))?,
+        None => OpeningSource::Standard,
+    };
+    let player = match (args.engine.spec()?, &args.params) {
+        (Some(spec), _) => PlayerSpec::External(spec),
+        (None, Some(path)) => PlayerSpec::InProcess {
+            params: Arc::new(read_params(path)?),
+            source: Some(path.clone()),
+        },
+        (None, None) => PlayerSpec::InProcess {
+            params: Arc::new(Params::defaults()),
+            source: None,
+        },
+    };
+    Ok(SelfplaySettings {
+        output: args.output,
+        format: args.format,
+        games: GameSettings {
+            openings,
+            start: StartRules {
+                random_plies: args.random_plies,
+                max_start_score: Some(args.max_start_score),
+                budget: SearchBudget::Nodes(args.start_nodes),
+            },
+            rules: args.rules.rules(budget),
+            max_score: args.max_score,
+            seed: args.seed,
+        },
+        openings_path: args.openings,
+        range,
+        player,
+        engine_retries: args.engine.engine_retries,
+        threads: thread_count(args.threads)?,
+        overwrite: args.overwrite,
+        progress: !args.no_progress,
+    })
+}
+
+/// Reads a params file, reporting its warnings (unknown or missing names).
+fn read_params(path: &Path) -> Result<Params> {
+    let loaded = params_file::read_file(path)?;
+    for warning in loaded.warnings() {
+        eprintln!("labeler: {}: {warning}", path.display());
+    }
+    Ok(loaded.params)
+}
+
+fn selfplay_command(args: SelfplayArgs) -> Result<ExitCode> {
+    let summary_path = args.summary.clone();
+    let settings = selfplay_settings(args)?;
+    let interrupt = RuntimeInterrupt::new();
+    interrupt.install(Some(
+        "labeler selfplay: interrupted; writing the finished games and stopping",
+    ))?;
+    let (stats, interrupted, elapsed) = selfplay::run(&settings, &interrupt)?;
+    if let Some(path) = summary_path {
+        stats
+            .summary(&settings, elapsed, interrupted)
+            .write(&path)?;
+    }
+    Ok(if interrupted {
+        ExitCode::from(EXIT_INTERRUPTED)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The run's interrupt, triggered by Ctrl-C.
+fn install_interrupt() -> Result<Arc<Interrupt>> {
+    let interrupt = Interrupt::new();
+    let handler = interrupt.clone();
+    ctrlc::set_handler(move || {
+        eprintln!("\nlabeler: interrupted; writing finished results and stopping");
+        handler.trigger();
+    })
+    .context("installing the Ctrl-C handler")?;
+    Ok(interrupt)
 }
 
 fn main() -> ExitCode {
@@ -289,6 +591,7 @@ fn main() -> ExitCode {
             );
             ExitCode::SUCCESS
         }),
+        Some(Command::Selfplay(args)) => selfplay_command(*args),
         None => label(cli.label),
     };
     match outcome {
@@ -302,15 +605,7 @@ fn main() -> ExitCode {
 
 fn label(args: LabelArgs) -> Result<ExitCode> {
     let settings = settings_of(args)?;
-    let interrupt = Interrupt::new();
-    {
-        let interrupt = interrupt.clone();
-        ctrlc::set_handler(move || {
-            eprintln!("\nlabeler: interrupted; writing finished results and stopping");
-            interrupt.trigger();
-        })
-        .context("installing the Ctrl-C handler")?;
-    }
+    let interrupt = install_interrupt()?;
     let (_, interrupted) = run(&settings, &interrupt)?;
     Ok(if interrupted {
         ExitCode::from(EXIT_INTERRUPTED)

@@ -115,7 +115,8 @@ impl RunIdentity {
         self.lines.push(format!("{key} {value}"));
     }
 
-    fn header(&self) -> String {
+    /// The sidecar header: the magic line, then every line added.
+    pub fn header(&self) -> String {
         let mut text = format!("{SIDECAR_MAGIC}\n");
         for line in &self.lines {
             text.push_str(line);
@@ -157,9 +158,9 @@ impl ResumedOutput {
     }
 }
 
-/// Truncates `file` after its last newline; returns the number of complete
+/// Truncates `path` after its last newline; returns the number of complete
 /// lines and whether anything was cut.
-fn truncate_partial_line(path: &Path) -> Result<(u64, bool)> {
+pub fn truncate_partial_line(path: &Path) -> Result<(u64, bool)> {
     let file = OpenOptions::new()
         .read(true)
         .write(true)
@@ -192,7 +193,11 @@ fn truncate_partial_line(path: &Path) -> Result<(u64, bool)> {
     Ok((lines, cut))
 }
 
-fn open_append(path: &Path) -> Result<BufWriter<File>> {
+/// Opens `path` for appending (created when missing).
+///
+/// # Errors
+/// When the file cannot be opened.
+pub fn open_append(path: &Path) -> Result<BufWriter<File>> {
     let mut file = OpenOptions::new()
         .append(true)
         .create(true)

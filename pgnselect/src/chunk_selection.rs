@@ -101,15 +101,20 @@ pub fn select_from_chunk(
             Ok(GameVerdict::Skipped(reason)) => selection.stats.count_skip(*reason),
             Ok(GameVerdict::Used(result)) => {
                 let result = *result;
-                selection.stats.games_used += 1;
-                add_positions(
-                    visitor,
-                    judge,
-                    *format,
-                    *with_result,
-                    result,
-                    &mut selection,
-                );
+                let (last, history) = visitor.final_position();
+                if judge.result_contradicted(last, history, result) {
+                    selection.stats.skipped_result += 1;
+                } else {
+                    selection.stats.games_used += 1;
+                    add_positions(
+                        visitor,
+                        judge,
+                        *format,
+                        *with_result,
+                        result,
+                        &mut selection,
+                    );
+                }
             }
         }
     });

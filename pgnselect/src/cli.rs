@@ -17,7 +17,7 @@ use crate::game_filter::GameFilter;
 use crate::game_visitor::VisitorSettings;
 use crate::output_format::OutputFormat;
 use crate::pipeline::RunSettings;
-use crate::position_filter::{PositionFilter, QuietMode, ScoreBound};
+use crate::position_filter::{PositionFilter, QuietMode, ResultCheck, ScoreBound};
 use crate::sampling::SamplingRules;
 
 /// Deepest `--search-depth` accepted: deeper searches make no sense for
@@ -53,12 +53,13 @@ order: no legal move (dropped), --random-move, --min-pieces, --quiet,
 --max-score. Games are skipped when they have no result (* or no Result tag),
 a player below --min-elo (or unrated), fewer than --min-game-plies plies, a
 Variant tag other than standard chess (standard, chess, normal, from
-position, classical; any case), or a Termination tag saying that the result
-does not reflect the play: one containing (any case) time forfeit, on time,
-forfeit, abandon, unterminated, infraction, illegal, stalled, disconnect,
-crash, emergency or death, or exactly time or timeout. Every other
-Termination (normal, adjudication, GUI TB adjudication, 3-fold rep, 50-move
-rule, TCEC draw rule, checkmate, resign, ...) is kept.
+position, classical; any case), (with --result-check) a final position
+whose search contradicts the result, or a Termination tag saying that the
+result does not reflect the play: one containing (any case) time forfeit,
+on time, forfeit, abandon, unterminated, infraction, illegal, stalled,
+disconnect, crash, emergency or death, or exactly time or timeout. Every
+other Termination (normal, adjudication, GUI TB adjudication, 3-fold rep,
+50-move rule, TCEC draw rule, checkmate, resign, ...) is kept.
 
 Malformed games (illegal or ambiguous moves, stray tokens, broken tag lines,
 bad FEN tag, a comment or variation never closed, text cut short without a
@@ -115,7 +116,11 @@ pub fn arasan_words(args: impl IntoIterator<Item = OsString>) -> Vec<OsString> {
 /// pgnselect: samples training positions from PGN game collections, labeled
 /// with the game result, for the tuner (or, with --no-result, the labeler).
 #[derive(Parser, Debug)]
-#[command(version, after_help = AFTER_HELP)]
+#[command(
+    version,
+    after_help = AFTER_HELP,
+    group(clap::ArgGroup::new("searching").multiple(true).args(["max_score", "result_check"]))
+)]
 pub struct Cli {
     /// PGN files to read (plain, .gz or .zst, recognised by content); `-`
     /// reads standard input.
@@ -171,12 +176,20 @@ pub struct Cli {
     #[arg(long, value_name = "CP", allow_negative_numbers = false)]
     pub max_score: Option<u32>,
 
-    /// Depth of the --max-score search, in plies (Arasan: 2, fixed).
+    /// Drop games whose final position's search score (White's view)
+    /// contradicts the recorded result by more than CP: a 1-0 scored below
+    /// -CP, a 0-1 above CP, a draw beyond ±CP (Arasan's playchess filter
+    /// before tuning). Checkmate and stalemate are scored by the rules.
+    #[arg(long, value_name = "CP", allow_negative_numbers = false)]
+    pub result_check: Option<u32>,
+
+    /// Depth of the --max-score and --result-check searches, in plies
+    /// (Arasan: 2, fixed).
     #[arg(
         long,
         default_value_t = DEFAULT_SEARCH_DEPTH,
         value_name = "PLIES",
-        requires = "max_score"
+        requires = "searching"
     )]
     pub search_depth: u32,
 
@@ -253,11 +266,16 @@ impl Cli {
             max_score: i32::try_from(cp).unwrap_or(i32::MAX),
             depth: self.search_depth,
         });
+        let result_check = self.result_check.map(|cp| ResultCheck {
+            margin: i32::try_from(cp).unwrap_or(i32::MAX),
+            depth: self.search_depth,
+        });
         let positions = PositionFilter {
             random_move: self.random_move,
             min_pieces: self.min_pieces,
             quiet: self.quiet,
             score_bound,
+            result_check,
         };
         Ok(RunSettings {
             threads,

@@ -86,6 +86,7 @@ pub struct SamplingVisitor {
     rng: GameRng,
     candidates: Vec<Candidate>,
     history: Vec<u64>,
+    final_position: Chess,
 }
 
 impl SamplingVisitor {
@@ -98,6 +99,7 @@ impl SamplingVisitor {
             rng: game_rng(settings.seed, 0, 0),
             candidates: Vec::new(),
             history: Vec::new(),
+            final_position: Chess::default(),
         }
     }
 
@@ -116,6 +118,13 @@ impl SamplingVisitor {
             &self.history,
             &mut self.rng,
         )
+    }
+
+    /// The final position of the last game read (valid after
+    /// [`GameVerdict::Used`]) and the keys of the positions before it (when
+    /// kept).
+    pub fn final_position(&self) -> (&Chess, &[u64]) {
+        (&self.final_position, &self.history)
     }
 
     /// Gives back an emptied candidate list so its memory is reused.
@@ -249,6 +258,7 @@ impl Visitor for SamplingVisitor {
         for candidate in &mut self.candidates {
             candidate.has_successor = candidate.ply < game.ply;
         }
+        self.final_position = game.position;
         GameVerdict::Used(game.result)
     }
 }

@@ -13,6 +13,8 @@
 //! `--search-depth` and drops positions whose score is beyond the bound
 //! (with [`Searcher::score_within`], which searches with the bound as root
 //! window instead of finding the exact score).
+//! The judge also runs the one game-level filter that needs the engine,
+//! `--result-check` ([`ResultCheck`]), on each game's final position.
 //! The searcher's tables are cleared at the start of every chunk of input
 //! ([`PositionJudge::reset`]), so results do not depend on which thread
 //! handled which chunk.
@@ -22,11 +24,11 @@ use std::sync::Arc;
 use clap::ValueEnum;
 use engine::chess::position::piece_count;
 use engine::eval::Params;
-use engine::formats::labeled::Castled;
-use engine::search::Searcher;
+use engine::formats::labeled::{Castled, GameResult};
 use engine::search::movepick::see_ge;
+use engine::search::{SearchLimits, Searcher};
 use rand::Rng;
-use shakmaty::{Chess, Position};
+use shakmaty::{Chess, Color, Position};
 
 use crate::sampling::GameRng;
 
@@ -56,6 +58,32 @@ pub struct ScoreBound {
     pub depth: u32,
 }
 
+/// The game-result check (`--result-check`, `--search-depth`): a game is
+/// dropped when the search score of its final position contradicts its
+/// recorded result by more than `margin` centipawns (White's view: a
+/// `1-0` whose final position scores below `-margin`, a `0-1` above
+/// `margin`, a draw beyond `±margin`). Checkmate and stalemate are scored
+/// by the rules (mate: lost for the side to move; stalemate: 0).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResultCheck {
+    /// Largest tolerated contradiction, centipawns.
+    pub margin: i32,
+    /// Search depth in plies.
+    pub depth: u32,
+}
+
+impl ResultCheck {
+    /// Whether `white_score` (centipawns, White's view) contradicts
+    /// `result` by more than the margin.
+    pub fn contradicts(&self, white_score: i32, result: GameResult) -> bool {
+        match result {
+            GameResult::WhiteWin => white_score < -self.margin,
+            GameResult::BlackWin => white_score > self.margin,
+            GameResult::Draw => white_score.abs() > self.margin,
+        }
+    }
+}
+
 /// The position-level settings.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PositionFilter {
@@ -67,18 +95,23 @@ pub struct PositionFilter {
     pub quiet: Option<QuietMode>,
     /// The search filter, if any.
     pub score_bound: Option<ScoreBound>,
+    /// The game-result check, if any (a game-level filter, here because it
+    /// needs the same searcher).
+    pub result_check: Option<ResultCheck>,
 }
 
 impl PositionFilter {
     /// Whether the engine's search is needed.
     pub fn needs_searcher(&self) -> bool {
-        self.score_bound.is_some() || self.quiet == Some(QuietMode::Resolve)
+        self.score_bound.is_some()
+            || self.result_check.is_some()
+            || self.quiet == Some(QuietMode::Resolve)
     }
 
     /// Whether the game's position keys are needed (for repetition
     /// detection in the search).
     pub fn needs_history(&self) -> bool {
-        self.score_bound.is_some()
+        self.score_bound.is_some() || self.result_check.is_some()
     }
 }
 
@@ -135,7 +168,7 @@ impl PositionJudge {
         }
     }
 
-    /// Number of `--max-score` searches run so far.
+    /// Number of searches (`--max-score`, `--result-check`) run so far.
     pub fn searches(&self) -> u64 {
         self.searches
     }
@@ -143,6 +176,32 @@ impl PositionJudge {
     /// Nodes visited by the `--max-score` searches so far.
     pub fn search_nodes(&self) -> u64 {
         self.search_nodes
+    }
+
+    /// Whether the search score of a game's final position `last` (reached
+    /// after the positions whose keys are `history`) contradicts the
+    /// game's `result` (see [`ResultCheck`]); false without the check.
+    pub fn result_contradicted(
+        &mut self,
+        last: &Chess,
+        history: &[u64],
+        result: GameResult,
+    ) -> bool {
+        let Some(check) = self.filter.result_check else {
+            return false;
+        };
+        let searcher = self
+            .searcher
+            .as_mut()
+            .expect("--result-check needs a searcher");
+        let found = searcher.search(last, history, &SearchLimits::depth(check.depth), |_| {});
+        self.searches += 1;
+        self.search_nodes += found.nodes;
+        let white_score = match last.turn() {
+            Color::White => found.score,
+            Color::Black => -found.score,
+        };
+        check.contradicts(white_score, result)
     }
 
     /// Turns a sampled position into the position to write, or says why

@@ -32,6 +32,9 @@ pub struct SelectionStats {
     pub skipped_short: u64,
     /// Games of another variant.
     pub skipped_variant: u64,
+    /// Games whose final position's search contradicts the result
+    /// (`--result-check`).
+    pub skipped_result: u64,
     /// Malformed games.
     pub malformed: u64,
     /// Positions sampled before the position filters.
@@ -85,6 +88,7 @@ impl SelectionStats {
         self.skipped_elo += other.skipped_elo;
         self.skipped_short += other.skipped_short;
         self.skipped_variant += other.skipped_variant;
+        self.skipped_result += other.skipped_result;
         self.malformed += other.malformed;
         self.candidates += other.candidates;
         self.dropped_game_over += other.dropped_game_over;
@@ -104,6 +108,7 @@ impl SelectionStats {
             + self.skipped_elo
             + self.skipped_short
             + self.skipped_variant
+            + self.skipped_result
     }
 
     /// Fills the machine-readable summary (`--summary`): counts, games and
@@ -122,6 +127,7 @@ impl SelectionStats {
             .skip("games_below_min_elo", self.skipped_elo)
             .skip("games_too_short", self.skipped_short)
             .skip("games_other_variant", self.skipped_variant)
+            .skip("games_result_contradicted", self.skipped_result)
             .skip("games_malformed", self.malformed)
             .skip("positions_no_legal_move", self.dropped_game_over)
             .skip("positions_few_pieces", self.dropped_few_pieces)
@@ -156,7 +162,7 @@ impl SelectionStats {
         );
         let _ = writeln!(
             out,
-            "  games used {}, skipped {} (no result {}, abnormal termination {}, below min elo {}, too short {}, other variant {}), malformed {}",
+            "  games used {}, skipped {} (no result {}, abnormal termination {}, below min elo {}, too short {}, other variant {}, result contradicted by search {}), malformed {}",
             self.games_used,
             self.skipped(),
             self.skipped_no_result,
@@ -164,6 +170,7 @@ impl SelectionStats {
             self.skipped_elo,
             self.skipped_short,
             self.skipped_variant,
+            self.skipped_result,
             self.malformed
         );
         let _ = writeln!(

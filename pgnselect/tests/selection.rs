@@ -524,6 +524,7 @@ fn help_documents_every_option_and_arasan_names() {
         "--random-move",
         "--quiet",
         "--max-score",
+        "--result-check",
         "--search-depth",
         "--min-elo",
         "--min-game-plies",
@@ -560,4 +561,84 @@ fn arasan_options_mean_what_they_mean_in_arasan() {
     assert_eq!(arasan, long);
     let (default, _) = run_ok(&[p]);
     assert_ne!(arasan, default);
+}
+
+/// Games whose result the final position confirms or contradicts.
+const RESULT_CHECK_GAMES: &str = r#"[Event "queen up, 1-0"]
+[SetUp "1"]
+[FEN "4k3/8/8/8/8/8/8/3QK3 w - - 0 1"]
+[Result "1-0"]
+
+1. Qd2 Kf7 1-0
+
+[Event "queen down, 1-0"]
+[SetUp "1"]
+[FEN "3qk3/8/8/8/8/8/8/4K3 w - - 0 1"]
+[Result "1-0"]
+
+1. Ke2 Qd7 1-0
+
+[Event "rook up, agreed drawn"]
+[SetUp "1"]
+[FEN "4k3/8/8/8/8/8/8/R3K3 w - - 0 1"]
+[Result "1/2-1/2"]
+
+1. Kd2 Kd7 1/2-1/2
+
+[Event "mated, 0-1"]
+[Result "0-1"]
+
+1. f3 e5 2. g4 Qh4# 0-1
+
+[Event "mated, 1-0"]
+[Result "1-0"]
+
+1. f3 e5 2. g4 Qh4# 1-0
+
+[Event "level, drawn"]
+[Result "1/2-1/2"]
+
+1. e4 e5 1/2-1/2
+"#;
+
+#[test]
+fn result_check_drops_games_the_final_position_contradicts() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("games.pgn");
+    std::fs::write(&pgn, RESULT_CHECK_GAMES).unwrap();
+    let p = pgn.to_str().unwrap();
+    let window = ["--min-ply=0", "--min-gap=1", "--max-gap=1", "--no-dedup"];
+    let mut args = vec![p];
+    args.extend(window);
+    let (all, stderr) = run_ok(&args);
+    assert_eq!(count(&stderr, " games read"), 6, "{stderr}");
+    assert_eq!(count_after(&stderr, "games used "), 6, "{stderr}");
+    args.extend(["--result-check", "300"]);
+    let (checked, stderr) = run_ok(&args);
+    assert_eq!(count_after(&stderr, "games used "), 3, "{stderr}");
+    assert_eq!(
+        count_after(&stderr, "result contradicted by search "),
+        3,
+        "{stderr}"
+    );
+    let kept = read_back(&checked);
+    assert!(!kept.is_empty() && kept.len() < read_back(&all).len());
+    // The kept games are the three whose result the board confirms: the
+    // queen-up win (3 pieces), the mate against White and the level draw
+    // (32 pieces each).
+    let kinds: HashSet<(Option<GameResult>, usize)> = kept
+        .iter()
+        .map(|r| (r.result, r.position.board().occupied().count()))
+        .collect();
+    let expected: HashSet<(Option<GameResult>, usize)> = [
+        (Some(GameResult::WhiteWin), 3),
+        (Some(GameResult::BlackWin), 32),
+        (Some(GameResult::Draw), 32),
+    ]
+    .into_iter()
+    .collect();
+    assert_eq!(kinds, expected, "{checked}");
+    // --search-depth alone has nothing to apply to.
+    let out = pgnselect(&[p, "--search-depth", "3"]);
+    assert!(!out.status.success());
 }

@@ -1,14 +1,19 @@
 //! Loading training data: labeled files → resolved positions → traces.
 //!
-//! Files are streamed in blocks of [`BLOCK`] raw lines; the lines of a block
-//! are parsed, resolved (quiet leaf of the quiescence PV by default, see
+//! Files are streamed in blocks of [`BLOCK`] raw lines (or [`BLOCK`] 32-byte
+//! records of bullet's binary format, recognised by
+//! [`engine::formats::bullet::is_binary`]; every text format is read by
+//! [`engine::formats::labeled`], bullet's text format included); the items of a
+//! block are parsed, resolved (quiet leaf of the quiescence PV by default, see
 //! [`Resolve`]) and traced in parallel, in chunks whose results are appended
 //! in input order, so the result, the statistics and the error reports do
 //! not depend on the thread count, and memory stays at the compact traces
 //! plus one block. Records without a result are rejected and counted;
-//! malformed lines are reported with file and line, skipped and counted.
+//! malformed lines (records) are reported with file and line (record
+//! number), skipped and counted; a binary file cut inside a record is an
+//! error.
 
-use std::io::BufReader;
+use std::io::{BufReader, Read};
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
@@ -16,10 +21,9 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use anyhow::{Context, Result};
 use engine::eval::Params;
+use engine::formats::bullet::{self, RecordReader};
 use engine::formats::input::open_input;
-use engine::formats::labeled::{
-    GameResult, LabeledBlocks, LabeledPosition, LineBlock, RecordError,
-};
+use engine::formats::labeled::{GameResult, LabeledBlocks, LabeledPosition, LineBlock};
 use engine::search::{SearchLimits, Searcher};
 use rayon::prelude::*;
 use shakmaty::{Chess, Color, Position};
@@ -113,29 +117,73 @@ pub fn load(
     let mut stats = LoadStats::default();
     let mut block = LineBlock::new();
     for path in paths {
-        let input = open_input(path).with_context(|| format!("opening {}", path.display()))?;
-        let mut reader =
-            LabeledBlocks::new(BufReader::new(input.into_reader()), Some(path.clone()));
+        let mut input = open_input(path)
+            .with_context(|| format!("opening {}", path.display()))?
+            .into_reader();
+        let head =
+            bullet::read_head(&mut input).with_context(|| format!("reading {}", path.display()))?;
+        let binary = bullet::is_binary(path, &head);
+        let input = BufReader::new(std::io::Cursor::new(head).chain(input));
         let mut count = 0;
-        while reader.read_block(&mut block, BLOCK) {
-            let parts: Vec<Part> = chunks(block.len())
-                .into_par_iter()
-                .map(|lines| resolver.load_lines(&block, lines, keep_samples))
-                .collect();
-            for part in parts {
-                for e in &part.errors {
-                    stats.malformed += 1;
-                    if stats.malformed <= MAX_REPORTED_ERRORS {
-                        eprintln!("warning: skipped: {e}");
-                    }
+        let mut add = |part: Part, set: &mut TraceSet, stats: &mut LoadStats| {
+            for e in &part.errors {
+                stats.malformed += 1;
+                if stats.malformed <= MAX_REPORTED_ERRORS {
+                    eprintln!("warning: skipped: {e}");
                 }
-                count += part.records;
-                stats.without_result += part.without_result;
-                stats.with_score += part.with_score;
-                set.extend(&part.traces);
-                kept.extend(part.samples);
             }
-            on_progress(set.len());
+            count += part.records;
+            stats.without_result += part.without_result;
+            stats.with_score += part.with_score;
+            set.extend(&part.traces);
+            kept.extend(part.samples);
+        };
+        if binary {
+            let mut reader = RecordReader::new(input);
+            let mut records = Vec::new();
+            loop {
+                let first = reader.records();
+                let n = reader
+                    .read_block(&mut records, BLOCK)
+                    .with_context(|| format!("{}: bullet records", path.display()))?;
+                if n == 0 {
+                    break;
+                }
+                let parts: Vec<Part> = chunks(n)
+                    .into_par_iter()
+                    .map(|range| {
+                        let expected = range.len();
+                        let items = range.map(|i| {
+                            bullet::decode(&records[i]).map_err(|e| {
+                                format!("{}: record {}: {e}", path.display(), first + i as u64 + 1)
+                            })
+                        });
+                        resolver.load_items(items, expected, keep_samples)
+                    })
+                    .collect();
+                for part in parts {
+                    add(part, &mut set, &mut stats);
+                }
+                on_progress(set.len());
+            }
+        } else {
+            let mut reader = LabeledBlocks::new(input, Some(path.clone()));
+            while reader.read_block(&mut block, BLOCK) {
+                let parts: Vec<Part> = chunks(block.len())
+                    .into_par_iter()
+                    .map(|lines| {
+                        let expected = lines.len();
+                        let items = lines
+                            .filter_map(|i| block.parse(i))
+                            .map(|item| item.map(|(_, record)| record).map_err(|e| e.to_string()));
+                        resolver.load_items(items, expected, keep_samples)
+                    })
+                    .collect();
+                for part in parts {
+                    add(part, &mut set, &mut stats);
+                }
+                on_progress(set.len());
+            }
         }
         stats.per_file.push((path.clone(), count));
     }
@@ -161,7 +209,8 @@ fn chunks(n: usize) -> Vec<Range<usize>> {
 struct Part {
     traces: TraceSet,
     samples: Vec<Sample>,
-    errors: Vec<RecordError>,
+    /// Bad lines or records, located.
+    errors: Vec<String>,
     records: usize,
     without_result: usize,
     with_score: usize,
@@ -211,18 +260,23 @@ impl Resolver {
         }
     }
 
-    /// Parses, resolves and traces `lines` of `block`.
-    fn load_lines(&self, block: &LineBlock, lines: Range<usize>, keep_samples: bool) -> Part {
+    /// Resolves and traces parsed records (or their errors), in order;
+    /// `expected` is about how many there are (for reserving memory).
+    fn load_items(
+        &self,
+        items: impl Iterator<Item = Result<LabeledPosition, String>>,
+        expected: usize,
+        keep_samples: bool,
+    ) -> Part {
         let mut part = Part {
-            traces: TraceSet::with_capacity(lines.len(), lines.len() * ENTRIES_PER_POSITION),
+            traces: TraceSet::with_capacity(expected, expected * ENTRIES_PER_POSITION),
             ..Part::default()
         };
         self.with_searcher(|mut searcher| {
-            for i in lines {
-                match block.parse(i) {
-                    None => {}
-                    Some(Err(e)) => part.errors.push(e),
-                    Some(Ok((_, rec))) => {
+            for item in items {
+                match item {
+                    Err(e) => part.errors.push(e),
+                    Ok(rec) => {
                         part.records += 1;
                         let Some(sample) = to_sample(rec) else {
                             part.without_result += 1;

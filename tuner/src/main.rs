@@ -28,8 +28,9 @@ use tuner::trainer::{Split, Stop, Trainer, TrainerSettings, TrainingData, fit_ob
 /// Texel tuning of the engine's evaluation.
 ///
 /// Reads labeled positions (EPD `c9`/`c2`, `FEN [1.0]`, `FEN | score |
-/// result`, CSV), resolves each to the quiet leaf of its quiescence PV,
-/// traces it once into sparse coefficients, then minimises the loss of
+/// result` (bullet's text format), CSV, or bullet's binary 32-byte records,
+/// recognised by content or a `.bullet` name), resolves each to the quiet
+/// leaf of its quiescence PV, traces it once into sparse coefficients, then minimises the loss of
 /// `σ(K·eval/400)` against the results (`σ` is the logistic function, `K` is
 /// fitted first). The best weights on the validation set are written to
 /// `--output` (params text file) whenever they improve, and at the end as
@@ -79,7 +80,8 @@ struct CodegenArgs {
 
 #[derive(Args, Debug)]
 struct TrainArgs {
-    /// Labeled position files (plain, .gz or .zst).
+    /// Labeled position files (any text format, or bullet binary; plain,
+    /// .gz or .zst).
     inputs: Vec<PathBuf>,
 
     /// Worker threads (default: all cores). Results are identical for any

@@ -466,3 +466,76 @@ fn copy_dir(from: &Path, to: &Path) {
         }
     }
 }
+
+/// bullet's text and binary formats (the self-play outputs) read as the
+/// same training data as EPD: the losses of one set written three ways
+/// agree exactly. The binary record keeps the position from the side to
+/// move's view only, which changes no loss (the evaluation is
+/// colour-symmetric), but no en-passant square, which can change the
+/// quiescence leaf: positions with a legal en-passant capture are left out.
+#[test]
+fn bullet_text_and_binary_inputs_give_the_epd_losses() {
+    use engine::formats::bullet;
+    use engine::formats::labeled::{LabeledPosition, parse_line};
+    use shakmaty::Position;
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(data()).unwrap();
+    let records: Vec<LabeledPosition> = text
+        .lines()
+        .map(|line| parse_line(line).unwrap().unwrap())
+        .filter(|r| r.position.legal_ep_square().is_none())
+        .take(3000)
+        .enumerate()
+        .map(|(i, r)| LabeledPosition {
+            score: Some((i as i32 * 37) % 401 - 200),
+            ..r
+        })
+        .collect();
+    let (mut epd, mut bullet_text, mut binary) = (Vec::new(), Vec::new(), Vec::new());
+    for record in &records {
+        record.append_epd(&mut epd);
+        epd.push(b'\n');
+        bullet::append_text(record, &mut bullet_text).unwrap();
+        bullet_text.push(b'\n');
+        binary.extend_from_slice(&bullet::encode(record).unwrap());
+    }
+    let files = [
+        ("set.epd", epd),
+        ("set.txt", bullet_text),
+        // Recognised by content: no .bullet extension.
+        ("set.data", binary),
+    ];
+    let mut outputs = Vec::new();
+    for (name, bytes) in &files {
+        let path = dir.path().join(name);
+        std::fs::write(&path, bytes).unwrap();
+        let out = tuner(
+            &[
+                "-n",
+                "0",
+                "--lambda",
+                "0.5",
+                "--no-emit-rust",
+                path.to_str().unwrap(),
+            ],
+            dir.path(),
+        );
+        let stdout = ok(&out);
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(stderr.contains("3000 positions"), "{name}: {stderr}");
+        outputs.push(stdout);
+    }
+    assert!(outputs[0].contains("validation loss"), "{}", outputs[0]);
+    assert_eq!(outputs[1], outputs[0], "bullet text");
+    assert_eq!(outputs[2], outputs[0], "bullet binary");
+    // A binary file cut inside a record is an error naming it.
+    let cut = dir.path().join("cut.bullet");
+    std::fs::write(&cut, &files[2].1[..32 * 10 + 7]).unwrap();
+    let out = tuner(&["-n", "0", cut.to_str().unwrap()], dir.path());
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("cut.bullet") && stderr.contains("truncated"),
+        "{stderr}"
+    );
+}

@@ -1,13 +1,15 @@
 //! File formats and I/O of the toolchain, on top of the core: labeled
-//! positions ([`labeled`]), compressed or plain inputs ([`input`]), atomic
-//! outputs ([`atomic_file`]), PGN splitting, reading and writing
-//! ([`pgn_chunks`], [`pgn_games`], [`pgn_tags`], [`pgn_record`]), Polyglot
-//! books ([`book`]), test suites ([`epd_suite`], [`perft_suite`]) and the
+//! positions ([`labeled`]) and bullet's text and binary training formats
+//! ([`bullet`]), compressed or plain inputs ([`input`]), atomic outputs
+//! ([`atomic_file`]), PGN splitting, reading and writing ([`pgn_chunks`],
+//! [`pgn_games`], [`pgn_tags`], [`pgn_record`]), Polyglot books
+//! ([`book`]), test suites ([`epd_suite`], [`perft_suite`]) and the
 //! evaluation's params text file ([`params_file`]).
 //! Formats use the core; the core never uses them.
 
 pub mod atomic_file;
 pub mod book;
+pub mod bullet;
 pub mod epd_suite;
 pub mod input;
 pub mod labeled;

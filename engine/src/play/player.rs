@@ -127,13 +127,38 @@ pub fn play_game(
     if let Some(outcome) = decided_outcome(start) {
         return Ok(outcome);
     }
-    let mut game = GameRecord::new(start.clone());
+    play_on(
+        player,
+        &mut GameRecord::new(start.clone()),
+        rules,
+        interrupt,
+        |_, _| {},
+    )
+}
+
+/// Plays `game` on from its current position to its end with `player` on
+/// both sides, as [`play_game`] does, and shows `observe` every move chosen
+/// together with the record before it is played (so `game.position` is the
+/// position searched). The record keeps the moves that came before
+/// (an opening, random moves), so repetitions count across them.
+///
+/// # Errors
+/// As [`play_game`].
+pub fn play_on(
+    player: &mut dyn Player,
+    game: &mut GameRecord,
+    rules: &GameRules,
+    interrupt: &AtomicBool,
+    mut observe: impl FnMut(&GameRecord, &Choice),
+) -> Result<GameOutcome, GameError> {
     player.new_game()?;
-    play_out(&mut game, rules, |game| {
+    play_out(game, rules, |game| {
         let choice = player.choose_move(game, rules.budget);
         if interrupt.load(Ordering::Relaxed) {
             return Err(GameError::Interrupted);
         }
-        Ok(choice?)
+        let choice = choice?;
+        observe(game, &choice);
+        Ok(choice)
     })
 }
