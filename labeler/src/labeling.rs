@@ -26,7 +26,7 @@ use shakmaty::{Chess, Position};
 
 use crate::interrupt::Interrupt;
 use crate::progress::ProgressDisplay;
-use crate::resume::{FailedJob, RunIdentity, open_output, sidecar_path};
+use crate::resume::{Completion, FailedJob, RunIdentity, open_output, sidecar_path};
 use crate::shard::{Shard, tag_line};
 use crate::summary::RunStats;
 use engine::play::game::{GameOutcome, GameRecord, GameRules, SearchBudget, decided_outcome};
@@ -122,6 +122,9 @@ enum Event {
     Rejected(RecordError),
     Finished(Job, JobResult),
     Fatal(anyhow::Error),
+    /// The reader reached the end of the inputs, which hold this many
+    /// records (of every shard).
+    InputsRead(u64),
 }
 
 /// Lets the reader run at most a fixed number of jobs ahead of the writer.
@@ -214,6 +217,7 @@ fn read_inputs(
         }
         bytes_before += size;
     }
+    let _ = events.send(Event::InputsRead(record));
 }
 
 /// Transposition table size of an in-process searcher. A game's searches
@@ -405,6 +409,8 @@ pub fn run(settings: &LabelSettings, interrupt: &Arc<Interrupt>) -> Result<(RunS
     let job_receiver = Mutex::new(job_receiver);
     let (event_sender, events) = channel::<Event>();
     let mut fatal = None;
+    let mut records_read = None;
+    let mut next = resumed.jobs_done;
     std::thread::scope(|scope| -> Result<()> {
         {
             let events = event_sender.clone();
@@ -420,7 +426,6 @@ pub fn run(settings: &LabelSettings, interrupt: &Arc<Interrupt>) -> Result<(RunS
             scope.spawn(move || work(settings, jobs, events, interrupt));
         }
         drop(event_sender);
-        let mut next = resumed.jobs_done;
         let mut pending: BTreeMap<u64, (Job, JobResult)> = BTreeMap::new();
         let result = (|| -> Result<()> {
             for event in &events {
@@ -436,6 +441,7 @@ pub fn run(settings: &LabelSettings, interrupt: &Arc<Interrupt>) -> Result<(RunS
                         interrupt.trigger();
                         fatal = Some(error);
                     }
+                    Event::InputsRead(records) => records_read = Some(records),
                     Event::Finished(job, result) => {
                         pending.insert(job.number, (job, result));
                         let mut last_byte = None;
@@ -494,6 +500,12 @@ pub fn run(settings: &LabelSettings, interrupt: &Arc<Interrupt>) -> Result<(RunS
         return Err(error);
     }
     let interrupted = interrupt.requested();
+    if let (false, Some(records)) = (interrupted, records_read) {
+        resumed.record_completion(Completion {
+            records,
+            jobs: next,
+        })?;
+    }
     eprint!("{}", stats.report(elapsed, interrupted));
     Ok((stats, interrupted))
 }

@@ -115,9 +115,13 @@ the difference (--overwrite starts over). --threads may change between runs.
 
 SHARDING: --shard K/N labels the records whose number (counted from 0 over
 all inputs, bad lines included) is K modulo N; each output line then ends
-with the operation id \"<record number>\";. 'labeler merge' takes the shard
-outputs (or their concatenation), restores input order and removes the id
-operation: the result equals an unsharded run's output. See
+with the operation id \"<record number>\";, and its sidecar ends with a
+'complete' record when the shard is done. 'labeler merge' takes the shard
+outputs, checks with their sidecars that they are every shard of one run,
+each complete and uncut (otherwise it fails and writes nothing), restores
+input order and removes the id operation: the result equals an unsharded
+run's output. Concatenated shard outputs have no sidecar: merge them with
+--unchecked. See
 scripts/labeler-cluster-examples.sh for GNU parallel and Slurm.";
 
 const SELFPLAY_LONG_ABOUT: &str = "\
@@ -196,6 +200,11 @@ struct MergeArgs {
     /// The merged output (written atomically).
     #[arg(short, long)]
     output: PathBuf,
+    /// Merge without checking that the inputs are the complete outputs of
+    /// every shard of one run (needed for concatenations, which have no
+    /// sidecar): a missing shard then goes unnoticed.
+    #[arg(long)]
+    unchecked: bool,
 }
 
 #[derive(Args, Debug)]
@@ -582,15 +591,17 @@ fn install_interrupt() -> Result<Arc<Interrupt>> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
-        Some(Command::Merge(args)) => merge::merge(&args.inputs, &args.output).map(|summary| {
-            eprintln!(
-                "labeler merge: {} lines from {} ordered runs written to {}",
-                summary.lines,
-                summary.runs,
-                args.output.display()
-            );
-            ExitCode::SUCCESS
-        }),
+        Some(Command::Merge(args)) => {
+            merge::merge(&args.inputs, &args.output, args.unchecked).map(|summary| {
+                eprintln!(
+                    "labeler merge: {} lines from {} ordered runs written to {}",
+                    summary.lines,
+                    summary.runs,
+                    args.output.display()
+                );
+                ExitCode::SUCCESS
+            })
+        }
         Some(Command::Selfplay(args)) => selfplay_command(*args),
         None => label(cli.label),
     };
