@@ -128,6 +128,11 @@ fn finite_differences_match_the_trace_gradient() {
         } else {
             rng.random_range(0..Params::NUM_SCALARS)
         };
+        // The evaluation is a step function of the king-danger units (see
+        // king_danger_units_follow_the_relaxation).
+        if engine::eval::danger::UNIT_ENTRY.contains(&(scalar / 2)) {
+            continue;
+        }
         let delta = rng.random_range(1..=40);
         let base = DEFAULT_PARAMS;
         let mut nudged = DEFAULT_PARAMS;
@@ -159,6 +164,77 @@ fn finite_differences_match_the_trace_gradient() {
 /// compiled defaults; after a change to the declaration it is not (a new
 /// block evaluates with its declared default until then), and this test
 /// names the command that regenerates it.
+/// The evaluation is a step function of the king-danger units; the trace's
+/// gradient for them (and for the attack table) is that of the smooth
+/// relaxation the tuner follows, which equals the evaluation at integer
+/// weights. Checked against central differences of the relaxation,
+/// computed here from the trace's parts.
+#[test]
+fn king_danger_units_follow_the_relaxation() {
+    use engine::eval::danger::{self, interpolate};
+    let relaxed = |t: &eval::Trace, w: &[f64]| -> f64 {
+        let (mut mg, mut eg) = (0.0, 0.0);
+        for e in &t.entries {
+            mg += w[2 * e.entry as usize] * e.coef as f64;
+            eg += w[2 * e.entry as usize + 1] * e.coef as f64;
+        }
+        for (side, counts) in t.danger.iter().enumerate() {
+            let sign = if side == 0 { 1.0 } else { -1.0 };
+            for phase in 0..2 {
+                let c: f64 = (0..danger::FEATURES)
+                    .map(|k| w[2 * danger::UNIT_ENTRY[k] + phase] * counts.0[k] as f64)
+                    .sum();
+                let v = interpolate(|j| w[2 * danger::TABLE.at(j) + phase], c).value;
+                if phase == 0 {
+                    mg += sign * v
+                } else {
+                    eg += sign * v
+                }
+            }
+        }
+        let (fm, fe) = t.phase_factors(if eg > 0.0 { 1 } else { 0 });
+        mg * fm + eg * fe
+    };
+    let positions = real_positions();
+    let mut rng = ChaCha8Rng::seed_from_u64(5);
+    let mut checked = 0;
+    for _ in 0..400 {
+        let params = random_params(&mut rng);
+        let pos = &positions[rng.random_range(0..positions.len())];
+        let t = trace(pos);
+        if t.danger.iter().all(|d| d.is_empty()) {
+            continue;
+        }
+        let w: Vec<f64> = params.to_scalars().iter().map(|&v| v as f64).collect();
+        // At integer weights the relaxation is the evaluation (untruncated).
+        let exact = relaxed(&t, &w);
+        assert!((exact - evaluate(pos, &params) as f64).abs() < 1.0);
+        let grad = t.gradient(&params);
+        let table = 2 * danger::TABLE.start..2 * (danger::TABLE.start + danger::TABLE.len);
+        let units = danger::UNIT_ENTRY.iter().flat_map(|&e| [2 * e, 2 * e + 1]);
+        for i in units.chain(table.step_by(7)) {
+            let analytic: f64 = grad.iter().filter(|(j, _)| *j == i).map(|(_, g)| g).sum();
+            // Central differences, Richardson-extrapolated (the relaxation
+            // curves strongly with random tables).
+            let central = |h: f64| {
+                let mut up = w.clone();
+                up[i] += h;
+                let mut down = w.clone();
+                down[i] -= h;
+                (relaxed(&t, &up) - relaxed(&t, &down)) / (2.0 * h)
+            };
+            let numeric = (4.0 * central(5e-5) - central(1e-4)) / 3.0;
+            assert!(
+                (numeric - analytic).abs() <= 1e-4 * analytic.abs().max(1.0),
+                "{}: analytic {analytic}, numeric {numeric}",
+                engine::eval::schema::scalar_name(i)
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked > 5000, "{checked}");
+}
+
 #[test]
 fn committed_params_rs_is_the_generator_output_for_the_defaults() {
     let committed = include_str!("../src/eval/params.rs");

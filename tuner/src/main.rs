@@ -717,6 +717,22 @@ fn validate_gradient(
         worst.analytic,
         worst.numeric
     );
+    let is_unit = |i: usize| engine::eval::danger::UNIT_ENTRY.contains(&(i / 2));
+    if let Some(units) = results
+        .iter()
+        .filter(|r| is_unit(r.param))
+        .max_by(|a, b| a.relative_error.total_cmp(&b.relative_error))
+    {
+        println!(
+            "king-danger units ({} checked): worst relative error {:.3e} ({}: analytic {:.6e}, \
+             numeric {:.6e})",
+            results.iter().filter(|r| is_unit(r.param)).count(),
+            units.relative_error,
+            engine::eval::schema::scalar_name(units.param),
+            units.analytic,
+            units.numeric
+        );
+    }
     if worst.relative_error > gradient_check::TOLERANCE {
         bail!(
             "gradient mismatch: relative error {:.3e} above {:.0e}",

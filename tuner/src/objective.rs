@@ -142,7 +142,7 @@ pub fn loss_and_gradient(
                 let (e, f) = p.evaluate(weights);
                 let (l, d) = objective.loss(e, &p);
                 sum += l;
-                p.add_gradient(d, f, &mut grad);
+                p.add_gradient(d, &f, &mut grad);
             }
             (sum, grad)
         })

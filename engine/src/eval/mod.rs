@@ -8,18 +8,22 @@
 //!   [`evaluate`] runs it with a weight-summing accumulator; [`trace`] runs
 //!   it with a recording one and returns the exact sparse coefficients
 //!   ([`Trace`]), from which [`Trace::evaluate`] and [`Trace::gradient`] give
-//!   the evaluation and its exact gradient for *any* weights.
+//!   the evaluation and its exact gradient for *any* weights. Every term is
+//!   linear in its weights except king danger ([`danger`]), a table looked
+//!   up at a weighted counter: the trace records its counts per side.
 //!
 //! Invariant: for every legal position and every `Params`,
 //! `trace(pos).evaluate(params) == evaluate(pos, params)`, bit for bit.
 
 pub mod codegen;
+pub mod danger;
 pub mod params;
 pub mod schema;
 pub mod terms;
 
 use shakmaty::{Chess, Color, Position};
 
+pub use danger::DangerCounts;
 pub use schema::{BLOCKS, Block, BlockInfo, Group, Layout, NUM_ENTRIES};
 pub use terms::{MAX_PHASE, SCALE_NORMAL, TaperInfo};
 
@@ -120,6 +124,10 @@ impl Params {
 pub trait Accumulator {
     /// Records `coef` occurrences of entry `entry`.
     fn add(&mut self, entry: usize, coef: i32);
+
+    /// Records the king-danger term of `color`'s attack on the enemy king
+    /// (see [`danger`]): it counts for `color`.
+    fn king_danger(&mut self, color: Color, counts: &DangerCounts);
 }
 
 /// Play-mode accumulator: sums the weights directly.
@@ -135,6 +143,14 @@ impl Accumulator for WeightSum<'_> {
         let w = self.weights[entry];
         self.mg += w.mg * coef;
         self.eg += w.eg * coef;
+    }
+
+    #[inline(always)]
+    fn king_danger(&mut self, color: Color, counts: &DangerCounts) {
+        let v = danger::lookup(self.weights, counts);
+        let s = for_side_to_move(1, color);
+        self.mg += s * v.mg;
+        self.eg += s * v.eg;
     }
 }
 
@@ -173,6 +189,14 @@ fn pack(mg: i32, eg: i32) -> i64 {
     (i64::from(eg) << 32).wrapping_add(i64::from(mg))
 }
 
+/// The two halves of a packed sum (exact while each fits in `i32`).
+#[inline(always)]
+fn unpack(sum: i64) -> (i32, i32) {
+    let mg = sum as i32;
+    let eg = (sum.wrapping_sub(i64::from(mg)) >> 32) as i32;
+    (mg, eg)
+}
+
 /// Play-mode accumulator over packed weights.
 struct PackedSum<'a> {
     weights: &'a [i64; NUM_ENTRIES],
@@ -186,6 +210,15 @@ impl Accumulator for PackedSum<'_> {
             .sum
             .wrapping_add(self.weights[entry].wrapping_mul(i64::from(coef)));
     }
+
+    #[inline(always)]
+    fn king_danger(&mut self, color: Color, counts: &DangerCounts) {
+        let v = danger::lookup_packed(self.weights, counts);
+        self.sum = match color {
+            Color::White => self.sum.wrapping_add(v),
+            Color::Black => self.sum.wrapping_sub(v),
+        };
+    }
 }
 
 /// [`evaluate`] with packed weights (what the search uses); the same value.
@@ -195,8 +228,7 @@ pub fn evaluate_packed(pos: &Chess, params: &PackedParams) -> i32 {
         sum: 0,
     };
     let info = terms::evaluate_terms(pos, &mut acc);
-    let mg = acc.sum as i32;
-    let eg = (acc.sum.wrapping_sub(i64::from(mg)) >> 32) as i32;
+    let (mg, eg) = unpack(acc.sum);
     let white = terms::taper(mg, eg, &info);
     for_side_to_move(white, pos.turn())
 }
@@ -230,12 +262,15 @@ pub struct TraceEntry {
     pub coef: i16,
 }
 
-/// The exact, sparse linear form of a position's evaluation: with it the
-/// evaluation and its gradient for any weights are dot products.
+/// The exact form of a position's evaluation: sparse linear coefficients
+/// plus each side's king-danger counts. With it the evaluation and its
+/// gradient for any weights are dot products and two table lookups.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Trace {
     /// Nonzero coefficients, each entry once, in the order the terms met them.
     pub entries: Vec<TraceEntry>,
+    /// White's and Black's king-danger counts.
+    pub danger: [DangerCounts; 2],
     /// Phase and scale factors for the taper.
     pub taper: TaperInfo,
     /// The side to move (the evaluation's point of view).
@@ -251,6 +286,12 @@ impl Trace {
             mg += w.mg * t.coef as i32;
             eg += w.eg * t.coef as i32;
         }
+        for (color, counts) in Color::ALL.into_iter().zip(&self.danger) {
+            let v = danger::lookup(&params.entries, counts);
+            let s = for_side_to_move(1, color);
+            mg += s * v.mg;
+            eg += s * v.eg;
+        }
         (mg, eg)
     }
 
@@ -264,19 +305,43 @@ impl Trace {
 
     /// The exact partial derivatives of the (untruncated) evaluation, side to
     /// move's view, with respect to each scalar parameter this position
-    /// touches: `(scalar index, d eval / d param)`. The endgame scale that
-    /// applies depends on the sign of the endgame sum under `params`.
+    /// touches: `(scalar index, d eval / d param)`, a parameter possibly
+    /// more than once (add them). The endgame scale that applies depends on
+    /// the sign of the endgame sum under `params`. The evaluation is a step
+    /// function of the king-danger units; for them this is the derivative
+    /// of its smooth relaxation ([`danger::interpolate`]), which the tuner
+    /// follows.
     pub fn gradient(&self, params: &Params) -> Vec<(usize, f64)> {
         let (_, eg) = self.sums(params);
-        let (mg_factor, eg_factor) = self.phase_factors(eg);
-        self.entries
+        let factors = self.phase_factors(eg);
+        let mut out: Vec<(usize, f64)> = self
+            .entries
             .iter()
             .flat_map(|t| {
                 let c = t.coef as f64;
                 let e = t.entry as usize;
-                [(2 * e, c * mg_factor), (2 * e + 1, c * eg_factor)]
+                [(2 * e, c * factors.0), (2 * e + 1, c * factors.1)]
             })
-            .collect()
+            .collect();
+        for (color, counts) in Color::ALL.into_iter().zip(&self.danger) {
+            let (cm, ce) = danger::counters(&params.entries, counts);
+            for (phase, counter, factor) in [(0, cm, factors.0), (1, ce, factors.1)] {
+                let g = factor * for_side_to_move(1, color) as f64;
+                let table = |j: usize| params.scalar(2 * danger::TABLE.at(j) + phase) as f64;
+                let r = danger::interpolate(table, counter as f64);
+                for j in 0..4 {
+                    if r.weight[j] != 0.0 {
+                        out.push((2 * danger::TABLE.at(r.index[j]) + phase, g * r.weight[j]));
+                    }
+                }
+                for (k, &n) in counts.0.iter().enumerate() {
+                    if n != 0 {
+                        out.push((2 * danger::UNIT_ENTRY[k] + phase, g * r.slope * n as f64));
+                    }
+                }
+            }
+        }
+        out
     }
 
     /// d eval / d mg-sum and d eval / d eg-sum (side to move's view) for an
@@ -301,10 +366,12 @@ impl Trace {
 }
 
 /// Trace-mode accumulator: dense coefficients plus the list of touched
-/// entries, turned into a sorted sparse [`Trace`] at the end.
+/// entries, turned into a sorted sparse [`Trace`] at the end, and the
+/// king-danger counts.
 struct Recorder {
     coefs: [i32; NUM_ENTRIES],
     touched: Vec<u16>,
+    danger: [DangerCounts; 2],
 }
 
 impl Accumulator for Recorder {
@@ -315,6 +382,11 @@ impl Accumulator for Recorder {
         }
         self.coefs[entry] += coef;
     }
+
+    #[inline(always)]
+    fn king_danger(&mut self, color: Color, counts: &DangerCounts) {
+        self.danger[usize::from(color == Color::Black)] = *counts;
+    }
 }
 
 thread_local! {
@@ -324,6 +396,7 @@ thread_local! {
         std::cell::RefCell::new(Recorder {
             coefs: [0; NUM_ENTRIES],
             touched: Vec::new(),
+            danger: [DangerCounts::NONE; 2],
         })
     };
 }
@@ -332,18 +405,21 @@ thread_local! {
 /// evaluation of `pos`.
 pub fn trace(pos: &Chess) -> Trace {
     let mut entries = Vec::new();
-    let taper = trace_with(pos, |t| entries.push(t));
+    let (taper, danger) = trace_with(pos, |t| entries.push(t));
     Trace {
         entries,
+        danger,
         taper,
         turn: pos.turn(),
     }
 }
 
 /// [`trace`] without building a [`Trace`]: passes each nonzero coefficient
-/// to `sink`, in the order of [`Trace::entries`], and returns the taper.
-pub fn trace_with(pos: &Chess, mut sink: impl FnMut(TraceEntry)) -> TaperInfo {
+/// to `sink`, in the order of [`Trace::entries`], and returns the taper and
+/// White's and Black's king-danger counts.
+pub fn trace_with(pos: &Chess, mut sink: impl FnMut(TraceEntry)) -> (TaperInfo, [DangerCounts; 2]) {
     RECORDER.with_borrow_mut(|rec| {
+        rec.danger = [DangerCounts::NONE; 2];
         let taper = terms::evaluate_terms(pos, rec);
         for &e in &rec.touched {
             let c = std::mem::take(&mut rec.coefs[e as usize]);
@@ -355,7 +431,7 @@ pub fn trace_with(pos: &Chess, mut sink: impl FnMut(TraceEntry)) -> TaperInfo {
             }
         }
         rec.touched.clear();
-        taper
+        (taper, rec.danger)
     })
 }
 
@@ -384,6 +460,14 @@ impl Accumulator for GroupSum<'_> {
         let g = &mut self.sums[self.group_of_entry[entry]][side];
         g.mg += w.mg * coef.abs();
         g.eg += w.eg * coef.abs();
+    }
+
+    fn king_danger(&mut self, color: Color, counts: &DangerCounts) {
+        let v = danger::lookup(self.weights, counts);
+        let g = &mut self.sums[self.group_of_entry[danger::TABLE.start]]
+            [usize::from(color == Color::Black)];
+        g.mg += v.mg;
+        g.eg += v.eg;
     }
 }
 

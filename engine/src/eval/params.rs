@@ -374,7 +374,25 @@ pub const king_file: [S; 3] = [
     s( -33,   -9), // 2
 ];
 
-/// Attack-counter table: weighted attacks on the king zone plus safe checks, capped at the table's last entry; the counter selects one entry (REBEL style).
+/// Attack units per square of the enemy king zone a piece attacks, by attacker; the middlegame and endgame counters add the .mg and .eg units.
+#[rustfmt::skip]
+pub const king_attack_units: [S; 4] = [
+    s(   2,    2), // knight
+    s(   2,    2), // bishop
+    s(   3,    3), // rook
+    s(   5,    5), // queen
+];
+
+/// Attack units for a safe check, by checking piece type.
+#[rustfmt::skip]
+pub const king_check_units: [S; 4] = [
+    s(   3,    3), // knight
+    s(   3,    3), // bishop
+    s(   4,    4), // rook
+    s(   3,    3), // queen
+];
+
+/// Attack-counter table: the units of the attacks on the king zone plus those of the safe checks, capped at the table's last entry, select one entry (REBEL style); the .mg values by the middlegame counter, the .eg values by the endgame counter.
 #[rustfmt::skip]
 pub const king_attack: [S; 64] = [
     s(   5,    6), // 0
@@ -537,6 +555,8 @@ pub const GENERATED: &[(&str, &[S])] = &[
     ("king_shield", &king_shield),
     ("king_storm", &king_storm),
     ("king_file", &king_file),
+    ("king_attack_units", &king_attack_units),
+    ("king_check_units", &king_check_units),
     ("king_attack", &king_attack),
     ("threat_by_pawn", &threat_by_pawn),
     ("threat_by_minor", &threat_by_minor),

@@ -62,7 +62,7 @@ declare_groups! {
     Mobility = "mobility";
     /// Bishop pair, rooks on files and ranks, outposts.
     Pieces = "pieces";
-    /// Pawn shield, pawn storm and the attack-counter table.
+    /// Pawn shield, pawn storm, king file, attack units and the attack-counter table.
     KingSafety = "king_safety";
     /// Attacked and hanging pieces.
     Threats = "threats";
@@ -87,6 +87,9 @@ pub enum Layout {
     List,
     /// Six entries indexed by piece type: `name[knight].mg`.
     Role,
+    /// Four entries for the pieces that attack a king zone, knight, bishop,
+    /// rook, queen: `name[rook].mg`.
+    Attacker,
     /// 64 entries indexed by square from White's side, a1 = 0:
     /// `name[e4].mg`; printed as a board, rank 8 first.
     Board,
@@ -376,9 +379,18 @@ declare_params! {
     king_storm: [5], KingSafety, List, (-100, 100) = [ZERO];
     /// The king on an open file (no own pawn), by 0 = own pawn present, 1 = half-open, 2 = open.
     king_file: [3], KingSafety, List, (-150, 50) = [ZERO];
-    /// Attack-counter table: weighted attacks on the king zone plus safe
-    /// checks, capped at the table's last entry; the counter selects one
-    /// entry (REBEL style).
+    /// Attack units per square of the enemy king zone a piece attacks, by
+    /// attacker; the middlegame and endgame counters add the .mg and .eg
+    /// units.
+    king_attack_units: [4], KingSafety, Attacker, (0, 20)
+        = [s(2, 2), s(2, 2), s(3, 3), s(5, 5)];
+    /// Attack units for a safe check, by checking piece type.
+    king_check_units: [4], KingSafety, Attacker, (0, 20)
+        = [s(3, 3), s(3, 3), s(4, 4), s(3, 3)];
+    /// Attack-counter table: the units of the attacks on the king zone plus
+    /// those of the safe checks, capped at the table's last entry, select
+    /// one entry (REBEL style); the .mg values by the middlegame counter,
+    /// the .eg values by the endgame counter.
     king_attack: [64], KingSafety, List, (-100, 1500) = [ZERO];
     /// A piece attacked by an enemy pawn, by the attacked piece type.
     threat_by_pawn: [6], Threats, Role, (-50, 300) = [ZERO];
@@ -409,6 +421,7 @@ pub fn element_label(layout: Layout, i: usize) -> String {
         Layout::Scalar => String::new(),
         Layout::List => format!("[{i}]"),
         Layout::Role => format!("[{}]", ROLE_LABELS[i]),
+        Layout::Attacker => format!("[{}]", ROLE_LABELS[i + 1]),
         Layout::Board => {
             let file = (b'a' + (i % 8) as u8) as char;
             format!("[{file}{}]", i / 8 + 1)
@@ -459,6 +472,7 @@ mod tests {
             match b.layout {
                 Layout::Scalar => assert_eq!(b.block.len, 1, "{}", b.name),
                 Layout::Role => assert_eq!(b.block.len, 6, "{}", b.name),
+                Layout::Attacker => assert_eq!(b.block.len, 4, "{}", b.name),
                 Layout::Board => assert_eq!(b.block.len, 64, "{}", b.name),
                 Layout::List => {}
             }

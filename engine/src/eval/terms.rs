@@ -10,17 +10,17 @@
 //! Conventions: squares are seen from the side being evaluated
 //! (`relative(color, sq)` mirrors Black's), ranks are 0-based relative ranks,
 //! piece types index role-shaped blocks as pawn = 0 … king = 5. Constants in
-//! this file that are *not* weights (attack units, phase weights, scale
-//! factors) are named at the top; they shape features, the tuner does not
-//! change them.
+//! this file that are *not* weights (phase weights, scale factors) are named
+//! at the top; they shape features, the tuner does not change them. King
+//! danger is counted here and valued by the accumulator ([`super::danger`]).
 
 use shakmaty::attacks::{
     bishop_attacks, king_attacks, knight_attacks, queen_attacks, rook_attacks,
 };
 use shakmaty::{Bitboard, Board, Color, Position, Role, Square};
 
-use super::Accumulator;
 use super::schema::{self, Block, Group, blocks};
+use super::{Accumulator, DangerCounts};
 
 /// Game-phase weight of each piece type (pawn … king); a full board is
 /// [`MAX_PHASE`].
@@ -39,12 +39,6 @@ const SCALE_NO_PAWNS_SMALL_EDGE: i32 = 16;
 const SCALE_CANNOT_MATE: i32 = 0;
 /// Material units (pawn = 1) used only to classify drawish material.
 const SCALE_MATERIAL_UNITS: [i32; 6] = [1, 3, 3, 5, 9, 0];
-/// King-zone attack units per attacked zone square, by attacker type.
-const ATTACK_UNITS: [i32; 6] = [0, 2, 2, 3, 5, 0];
-/// Attack units for having a safe check available, by checking piece type.
-const SAFE_CHECK_UNITS: [i32; 6] = [0, 3, 3, 4, 3, 0];
-/// Largest attack-counter value: the attack table's last entry.
-const MAX_ATTACK_COUNTER: i32 = blocks::king_attack.len as i32 - 1;
 /// Piece-square table of each piece type, pawn … king.
 const PST: [Block; 6] = schema::block_for_every_role(Group::Pst);
 /// Mobility table of each piece type (knight … queen have one).
@@ -186,26 +180,12 @@ pub fn evaluate_terms<P: Position, A: Accumulator>(pos: &P, acc: &mut A) -> Tape
 
     material_and_placement(board, acc);
     let (white, black) = sides.split_at_mut(1);
-    let king_attack_white = pieces(board, occupied, &mut white[0], &black[0], acc);
-    let king_attack_black = pieces(board, occupied, &mut black[0], &white[0], acc);
-    // Checks need both sides' attack maps, so the attack counters are
+    let danger_white = pieces(board, occupied, &mut white[0], &black[0], acc);
+    let danger_black = pieces(board, occupied, &mut black[0], &white[0], acc);
+    // Checks need both sides' attack maps, so the danger counts are
     // finished here.
-    king_danger(
-        board,
-        occupied,
-        &sides[0],
-        &sides[1],
-        king_attack_white,
-        acc,
-    );
-    king_danger(
-        board,
-        occupied,
-        &sides[1],
-        &sides[0],
-        king_attack_black,
-        acc,
-    );
+    king_danger(board, occupied, &sides[0], &sides[1], danger_white, acc);
+    king_danger(board, occupied, &sides[1], &sides[0], danger_black, acc);
     for (us, them) in [(&sides[0], &sides[1]), (&sides[1], &sides[0])] {
         pawn_structure(board, occupied, us, them, acc);
         king_shelter(us, them, acc);
@@ -235,14 +215,14 @@ fn material_and_placement<A: Accumulator>(board: &Board, acc: &mut A) {
 }
 
 /// Mobility, piece placement terms and this side's attack map; returns the
-/// partial king attack counter against the enemy king (zone attacks only).
+/// king-danger counts of the attacks on the enemy king zone.
 fn pieces<A: Accumulator>(
     board: &Board,
     occupied: u64,
     us: &mut Side,
     them: &Side,
     acc: &mut A,
-) -> i32 {
+) -> DangerCounts {
     let color = us.color;
     let s = sign(color);
     let ours = Bitboard(us.pieces);
@@ -264,23 +244,22 @@ fn pieces<A: Accumulator>(
         enemy_king_zone: them.king_zone,
         enemy_pawns: them.pawns,
         all_pawns,
-        counter: 0,
+        danger: DangerCounts::NONE,
         attackers: 0,
     };
     piece_type_terms(Role::Knight, knights, &mut ctx, us, acc);
     piece_type_terms(Role::Bishop, bishops, &mut ctx, us, acc);
     piece_type_terms(Role::Rook, rooks, &mut ctx, us, acc);
     piece_type_terms(Role::Queen, queens, &mut ctx, us, acc);
-    let (counter, attackers) = (ctx.counter, ctx.attackers);
+    let mut danger = ctx.danger;
     if bishops.more_than_one() {
         acc.add(blocks::bishop_pair.one(), s);
     }
-    if attackers < 2 && queens.is_empty() {
+    if ctx.attackers < 2 && queens.is_empty() {
         // A lone minor or rook near the king is not an attack.
-        0
-    } else {
-        counter
+        danger.clear_zone();
     }
+    danger
 }
 
 /// What the per-piece terms of one side share.
@@ -292,7 +271,7 @@ struct PieceContext {
     enemy_king_zone: u64,
     enemy_pawns: u64,
     all_pawns: u64,
-    counter: i32,
+    danger: DangerCounts,
     attackers: i32,
 }
 
@@ -323,9 +302,9 @@ fn piece_type_terms<A: Accumulator>(
         let moves = ((attacks & ctx.mobility_area).count_ones() as usize).min(mobility.len - 1);
         acc.add(mobility.at(moves), s);
 
-        let zone_hits = (attacks & ctx.enemy_king_zone).count_ones() as i32;
+        let zone_hits = (attacks & ctx.enemy_king_zone).count_ones();
         if zone_hits > 0 {
-            ctx.counter += ATTACK_UNITS[ri] * zone_hits;
+            ctx.danger.add_zone_hits(ri - 1, zone_hits);
             ctx.attackers += 1;
         }
 
@@ -363,18 +342,17 @@ fn piece_type_terms<A: Accumulator>(
     us.attacked |= all_attacks;
 }
 
-/// Finishes the attack counter of `us` against `them`'s king with safe
-/// checks and applies the attack table.
+/// Finishes the king-danger counts of `us` against `them`'s king with the
+/// safe checks and hands them to the accumulator.
 fn king_danger<A: Accumulator>(
     board: &Board,
     occupied: u64,
     us: &Side,
     them: &Side,
-    zone_counter: i32,
+    mut danger: DangerCounts,
     acc: &mut A,
 ) {
     let ours = board.by_color(us.color);
-    let mut counter = zone_counter;
     if (board.queens() | board.rooks() | board.bishops() | board.knights()).intersects(ours) {
         let king = them.king;
         let occ = Bitboard(occupied);
@@ -392,12 +370,11 @@ fn king_danger<A: Accumulator>(
             (4, queen_checks),
         ] {
             if checks != 0 {
-                counter += SAFE_CHECK_UNITS[ri];
+                danger.set_check(ri - 1);
             }
         }
     }
-    let index = counter.min(MAX_ATTACK_COUNTER) as usize;
-    acc.add(blocks::king_attack.at(index), sign(us.color));
+    acc.king_danger(us.color, &danger);
 }
 
 /// `bb` moved one rank toward the enemy (from `color`'s side).
