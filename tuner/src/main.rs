@@ -363,13 +363,7 @@ fn load_data(cli: &TrainArgs, params: &Arc<Params>) -> Result<(TraceData, Vec<St
         }
         None => Holdout::Fraction(cli.validation),
     };
-    let data = TraceData::split(
-        &all,
-        &samples,
-        holdout,
-        cli.seed,
-        keep.then_some(cli.resolve),
-    );
+    let data = TraceData::split(all, samples, holdout, cli.seed, keep.then_some(cli.resolve));
     let (train, validation) = (&data.train, &data.validation);
     ensure!(!train.is_empty(), "the training set is empty");
     let bytes = train.heap_bytes() + validation.heap_bytes();

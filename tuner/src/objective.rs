@@ -19,7 +19,7 @@
 
 use rayon::prelude::*;
 
-use crate::trace_set::{Outcome, PositionView, TraceSet};
+use crate::trace_set::{Decoded, Outcome, PositionView, TraceSet};
 
 /// Positions per unit of parallel work (fixed, for determinism).
 pub const CHUNK: usize = 4096;
@@ -112,9 +112,10 @@ pub fn mean_loss(set: &TraceSet, weights: &[f64], objective: &Objective) -> f64 
         .into_par_iter()
         .map(|c| {
             let mut sum = 0.0;
+            let mut decoded = Decoded::default();
             for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
                 let p = set.view(i);
-                let (e, _) = p.evaluate(weights);
+                let (e, _) = p.evaluate(weights, &mut decoded);
                 sum += objective.loss(e, &p).0;
             }
             sum
@@ -137,12 +138,13 @@ pub fn loss_and_gradient(
         .map(|chunk| {
             let mut grad = vec![0.0; dims];
             let mut sum = 0.0;
+            let mut decoded = Decoded::default();
             for &i in chunk {
                 let p = set.view(i as usize);
-                let (e, f) = p.evaluate(weights);
+                let (e, f) = p.evaluate(weights, &mut decoded);
                 let (l, d) = objective.loss(e, &p);
                 sum += l;
-                p.add_gradient(d, &f, &mut grad);
+                p.add_gradient(d, &f, &decoded, &mut grad);
             }
             (sum, grad)
         })
