@@ -1,6 +1,7 @@
 //! The `engine` binary: a UCI chess engine (no arguments) and its
 //! benchmarking and testing commands.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -16,9 +17,9 @@ use engine::chess::position::parse_fen;
 use engine::chess::position::uci_of;
 use engine::eval::{self, Params};
 use engine::formats::labeled::LabeledReader;
-use engine::formats::params_file;
 use engine::formats::{epd_suite, perft_suite};
-use engine::play::elo::Estimate;
+use engine::formats::{params_file, search_params_file};
+use engine::play::elo::{Estimate, Record};
 use engine::play::game::{DrawRule, ResignRule, SearchBudget};
 use engine::play::match_runner::{
     Contestant, DEFAULT_REPEAT, GameEnd, MatchSettings, MoveLimit, PlayerKind, Side, TimeControl,
@@ -27,7 +28,9 @@ use engine::play::match_runner::{
 use engine::play::openings::{OpeningOrder, OpeningSource};
 use engine::play::sprt::Sprt;
 use engine::play::uci_client::EngineSpec;
-use engine::search::{SearchLimits, Searcher};
+use engine::runtime::interrupt::{EXIT_INTERRUPTED, Interrupt};
+use engine::runtime::summary::{Status as SummaryStatus, Summary};
+use engine::search::{SEARCH_PARAMS, SearchLimits, SearchParams, Searcher};
 use engine::uci::UciSession;
 
 /// A UCI chess engine. Without a command it speaks UCI on standard input and
@@ -96,6 +99,21 @@ enum Command {
         #[arg(long, short = 'f')]
         file: Option<PathBuf>,
     },
+    /// Print the search parameters (compiled defaults, or a search params
+    /// file) in the search params text format: `name value` per line, each
+    /// with its documentation, default, range and SPSA step as a comment.
+    SearchParams {
+        /// Search params file to load instead of the compiled defaults.
+        #[arg(long, short = 'f')]
+        file: Option<PathBuf>,
+        /// Print OpenBench's SPSA input instead: `name, int, value, min,
+        /// max, c_end, r_end` (c_end is the declared step).
+        #[arg(long)]
+        openbench: bool,
+        /// The r_end of --openbench.
+        #[arg(long, default_value_t = 0.002)]
+        r_end: f64,
+    },
     /// Evaluate a position: breakdown by term group for both sides, the
     /// phase, and a last line `score N` (centipawns, side to move's view).
     Eval {
@@ -136,6 +154,8 @@ opening, and forms no pairs. Openings come from --openings in file order,
 starting again after the last (--openings-order sequential), or in a random
 order drawn from --seed in which every opening is used once before any is
 used again (random); a Polyglot book gives a random line per opening slot.
+Openings that reach a position an earlier one reached are dropped (at fixed
+nodes or depth they would only repeat its games).
 
 Statistics are from A's point of view, in logistic Elo. Games are paired, so
 the independent sample is the pair: pairs are counted by A's pair score as
@@ -169,6 +189,13 @@ struct MatchArgs {
     /// Params file of player B (built-in engine); compiled defaults otherwise.
     #[arg(long, conflicts_with = "engine_b")]
     params_b: Option<PathBuf>,
+    /// Search params file of player A (built-in engine), e.g. from `tuner
+    /// spsa`; compiled defaults otherwise.
+    #[arg(long, conflicts_with = "engine_a")]
+    search_params_a: Option<PathBuf>,
+    /// Search params file of player B (built-in engine).
+    #[arg(long, conflicts_with = "engine_b")]
+    search_params_b: Option<PathBuf>,
     /// Player A is this external UCI engine (command line, split on spaces).
     #[arg(long)]
     engine_a: Option<String>,
@@ -202,7 +229,7 @@ struct MatchArgs {
     #[arg(long, default_value = "sequential")]
     openings_order: OpeningOrder,
     /// Openings: EPD/FEN positions, a Polyglot book (.bin) or PGN games
-    /// (.pgn); the standard start position otherwise.
+    /// (.pgn, .pgn.gz, .pgn.zst); the standard start position otherwise.
     #[arg(long)]
     openings: Option<PathBuf>,
     /// Moves taken from each PGN game of --openings.
@@ -265,6 +292,15 @@ struct MatchArgs {
     /// PGN Event tag.
     #[arg(long, default_value = "engine match")]
     event: String,
+    /// Write a JSON summary here: W/D/L, the pentanomial counts, Elo,
+    /// interval, LOS, nElo and the SPRT's verdict.
+    #[arg(long, value_name = "FILE")]
+    summary: Option<PathBuf>,
+    /// Print A's score by ECO family (B9 = B90-B99) of the games' openings
+    /// at the end (the PGN carries ECO, Opening and Variation tags either
+    /// way).
+    #[arg(long)]
+    report_openings: bool,
 }
 
 /// Default of --resign-moves.
@@ -294,6 +330,11 @@ fn main() -> Result<()> {
             threads,
         } => run_test(&file, time, depth, nodes, hash, threads),
         Command::Params { file } => print_params(file.as_ref()),
+        Command::SearchParams {
+            file,
+            openbench,
+            r_end,
+        } => print_search_params(file.as_ref(), openbench, r_end),
         Command::Eval { fen, params } => print_eval(&fen, params.as_ref()),
         Command::BenchEval { file, passes } => bench_eval(&file, passes),
         Command::Match(args) => run_match_command(&args),
@@ -435,6 +476,47 @@ fn load_params(path: Option<&PathBuf>) -> Result<Params> {
     }
 }
 
+/// The search parameters of `path` (warning about unknown names), or the
+/// compiled defaults.
+fn load_search_params(path: Option<&PathBuf>) -> Result<SearchParams> {
+    let Some(path) = path else {
+        return Ok(SearchParams::default());
+    };
+    let loaded = search_params_file::read_file(path)?;
+    if !loaded.unknown.is_empty() {
+        eprintln!(
+            "warning: {}: unknown search parameters ignored: {}",
+            path.display(),
+            loaded.unknown.join(", ")
+        );
+    }
+    Ok(loaded.params)
+}
+
+fn print_search_params(file: Option<&PathBuf>, openbench: bool, r_end: f64) -> Result<()> {
+    let params = load_search_params(file)?;
+    if openbench {
+        // OpenBench's SPSA input: name, int, value, min, max, c_end, r_end.
+        for (i, spec) in SEARCH_PARAMS.iter().enumerate() {
+            println!(
+                "{}, int, {}, {}, {}, {}, {r_end}",
+                spec.name,
+                params.get(i),
+                spec.min,
+                spec.max,
+                spec.step
+            );
+        }
+        return Ok(());
+    }
+    let source = match file {
+        Some(p) => format!("search parameters loaded from {}", p.display()),
+        None => "compiled default search parameters".to_string(),
+    };
+    print!("{}", search_params_file::to_text(&params, &[source]));
+    Ok(())
+}
+
 fn print_params(file: Option<&PathBuf>) -> Result<()> {
     let params = load_params(file)?;
     let source = match file {
@@ -520,6 +602,7 @@ fn bench_eval(file: &PathBuf, passes: usize) -> Result<()> {
 /// The player of one side from its command-line options.
 fn contestant(
     params: Option<&PathBuf>,
+    search_params: Option<&PathBuf>,
     engine: Option<&String>,
     options: &[String],
     name: Option<&String>,
@@ -552,14 +635,26 @@ fn contestant(
             if !options.is_empty() {
                 bail!("UCI options are for external engines (--engine-a/-b)");
             }
-            let label = params.map_or("defaults".to_string(), |p| {
+            let stem = |p: &PathBuf| {
                 p.file_stem().map_or(p.display().to_string(), |s| {
                     s.to_string_lossy().into_owned()
                 })
-            });
+            };
+            let label = match (params, search_params) {
+                (None, None) => "defaults".to_string(),
+                (Some(p), None) | (None, Some(p)) => stem(p),
+                (Some(p), Some(s)) => format!("{}+{}", stem(p), stem(s)),
+            };
             let params =
                 load_params(params).with_context(|| format!("loading params {}", label))?;
-            (label, PlayerKind::InProcess(Arc::new(params)))
+            let search = load_search_params(search_params)?;
+            (
+                label,
+                PlayerKind::InProcess {
+                    params: Arc::new(params),
+                    search,
+                },
+            )
         }
     };
     Ok(Contestant {
@@ -586,6 +681,7 @@ fn run_match_command(args: &MatchArgs) -> Result<()> {
     let timeout = Duration::from_secs_f64(args.engine_timeout.max(0.0));
     let mut a = contestant(
         args.params_a.as_ref(),
+        args.search_params_a.as_ref(),
         args.engine_a.as_ref(),
         &args.option_a,
         args.name_a.as_ref(),
@@ -593,6 +689,7 @@ fn run_match_command(args: &MatchArgs) -> Result<()> {
     )?;
     let mut b = contestant(
         args.params_b.as_ref(),
+        args.search_params_b.as_ref(),
         args.engine_b.as_ref(),
         &args.option_b,
         args.name_b.as_ref(),
@@ -676,14 +773,22 @@ fn run_match_command(args: &MatchArgs) -> Result<()> {
         )),
         None => None,
     };
-    let abort = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    {
-        let abort = Arc::clone(&abort);
-        ctrlc::set_handler(move || abort.store(true, std::sync::atomic::Ordering::Relaxed))
-            .context("installing the Ctrl-C handler")?;
-    }
+    let interrupt = Interrupt::new();
+    interrupt.install(Some(
+        "stopping: games in progress are abandoned (a second Ctrl-C exits at once)",
+    ))?;
+    let abort = interrupt.flag();
     let mut write_error = None;
-    let summary = run_match(&settings, &abort, |report, standing| {
+    let mut by_family: BTreeMap<String, (Record, BTreeMap<String, u64>)> = BTreeMap::new();
+    let started = Instant::now();
+    let summary = run_match(&settings, abort, |report, standing| {
+        let (family, opening) = report
+            .eco
+            .as_ref()
+            .map_or(("-", "unknown"), |e| (e.eco_family(), e.opening()));
+        let entry = by_family.entry(family.to_string()).or_default();
+        entry.0.add(report.score_of_a());
+        *entry.1.entry(opening.to_string()).or_default() += 1;
         let (white, black) = match report.white {
             Side::A => (name_a, name_b),
             Side::B => (name_b, name_a),
@@ -755,6 +860,24 @@ fn run_match_command(args: &MatchArgs) -> Result<()> {
             .collect();
         println!("  endings: {}", endings.join(", "));
     }
+    if args.report_openings {
+        println!("  {name_a}'s score by ECO family of the opening:");
+        for (family, (record, names)) in &by_family {
+            // The family's most frequent opening name labels it.
+            let name = names
+                .iter()
+                .max_by_key(|(name, n)| (**n, std::cmp::Reverse(*name)))
+                .map_or("", |(name, _)| name.as_str());
+            println!(
+                "    {family:<2} {name:<32} {:>5} games  +{} ={} -{}  {:>5.1}%",
+                record.games(),
+                record.wins,
+                record.draws,
+                record.losses,
+                100.0 * record.score()
+            );
+        }
+    }
     if let (Some(decision), Some(sprt)) = (standing.sprt, settings.sprt) {
         println!(
             "  SPRT   {} (LLR {:+.2}, bounds {:.2} {:.2}, {} on {})",
@@ -766,5 +889,49 @@ fn run_match_command(args: &MatchArgs) -> Result<()> {
             if standing.paired { "pairs" } else { "games" }
         );
     }
+    if let Some(path) = &args.summary {
+        let mut json = Summary::new("engine match", env!("CARGO_PKG_VERSION"));
+        json.status = if interrupt.requested() {
+            SummaryStatus::Interrupted
+        } else {
+            SummaryStatus::Complete
+        };
+        json.inputs.extend(args.openings.clone());
+        json.output.clone_from(&args.pgn);
+        let p = &standing.pairs;
+        json.count("games", summary.games_played as u64)
+            .count("wins", r.wins)
+            .count("draws", r.draws)
+            .count("losses", r.losses)
+            .count("pairs", p.pairs())
+            .timing("total_seconds", started.elapsed())
+            .figure("player_a", name_a.as_str())
+            .figure("player_b", name_b.as_str())
+            .figure("pentanomial_ll_ld_ddwl_wd_ww", p.frequencies().to_vec());
+        let e = standing.estimate();
+        json.figure("score", e.score)
+            .figure("elo", finite(e.elo))
+            .figure("elo_low", finite(e.low))
+            .figure("elo_high", finite(e.high))
+            .figure("los", e.los)
+            .figure("nelo", e.nelo)
+            .figure("nelo_margin", finite(e.nelo_margin))
+            .figure(
+                "statistics_on",
+                if standing.paired { "pairs" } else { "games" },
+            );
+        if let (Some(decision), Some(llr)) = (standing.sprt, standing.llr) {
+            json.figure("sprt", decision.verdict()).figure("llr", llr);
+        }
+        json.write(path)?;
+    }
+    if interrupt.requested() {
+        std::process::exit(EXIT_INTERRUPTED.into());
+    }
     Ok(())
+}
+
+/// `value` for JSON, which has no infinities (`null` instead).
+fn finite(value: f64) -> Option<f64> {
+    value.is_finite().then_some(value)
 }

@@ -21,9 +21,12 @@ use shakmaty::{Chess, Color, Move, Position};
 use crate::chess::position::{key, parse_fen, play_uci, uci_of};
 use crate::eval::Params;
 use crate::formats::book::PolyglotBook;
+use crate::formats::search_params_file;
 use crate::search::timeman::{Clock, DEFAULT_MOVE_OVERHEAD};
 use crate::search::tt::Bound;
-use crate::search::{SearchInfo, SearchLimits, SearchResult, Searcher, mate_in_moves};
+use crate::search::{
+    SEARCH_PARAMS, SearchInfo, SearchLimits, SearchParams, SearchResult, Searcher, mate_in_moves,
+};
 
 /// Engine name reported to `uci`.
 pub const ENGINE_NAME: &str = concat!("texel-toolchain engine ", env!("CARGO_PKG_VERSION"));
@@ -77,6 +80,10 @@ pub struct EngineOptions {
     pub book_file: Option<PathBuf>,
     /// `ParamsFile`: evaluation weights to load.
     pub params_file: Option<PathBuf>,
+    /// The search parameters (one spin option each).
+    pub search_params: SearchParams,
+    /// `SearchParamsFile`: search parameters to load.
+    pub search_params_file: Option<PathBuf>,
 }
 
 impl Default for EngineOptions {
@@ -88,6 +95,8 @@ impl Default for EngineOptions {
             own_book: false,
             book_file: None,
             params_file: None,
+            search_params: SearchParams::default(),
+            search_params_file: None,
         }
     }
 }
@@ -319,11 +328,12 @@ impl UciSession {
             "option name OwnBook type check default false".to_string(),
             "option name BookFile type string default <empty>".to_string(),
             "option name ParamsFile type string default <empty>".to_string(),
-            "uciok".to_string(),
+            "option name SearchParamsFile type string default <empty>".to_string(),
         ];
-        for l in lines {
+        for l in lines.into_iter().chain(search_option_lines()) {
             send(&self.out, &l);
         }
+        send(&self.out, "uciok");
     }
 
     /// The searcher if no search is running (joining a finished one);
@@ -357,6 +367,7 @@ impl UciSession {
     fn fresh_searcher(&mut self) -> Searcher {
         let mut s = Searcher::new(Arc::new(Params::defaults()), self.options.hash_mb);
         s.set_threads(self.options.threads);
+        s.set_search_params(self.options.search_params);
         self.stop = s.stop_flag();
         s
     }
@@ -442,7 +453,53 @@ impl UciSession {
                     }
                 }
             }
-            _ => self.info_string(&format!("unknown option {name:?} ignored")),
+            _ => self.set_search_option(&name, &value),
+        }
+    }
+
+    /// `SearchParamsFile` and the search parameters' spin options (see
+    /// [`crate::search::params`]); any other name is reported unknown.
+    fn set_search_option(&mut self, name: &str, value: &str) {
+        let params = if name.eq_ignore_ascii_case("SearchParamsFile") {
+            let path = path_option(value);
+            let loaded = match &path {
+                None => Ok(SearchParams::default()),
+                Some(p) => search_params_file::read_file(p)
+                    .map(|l| l.params)
+                    .map_err(|e| e.to_string()),
+            };
+            match loaded {
+                Ok(params) => {
+                    self.options.search_params_file = path;
+                    params
+                }
+                Err(e) => {
+                    return self.info_string(&format!(
+                        "SearchParamsFile: {e}; keeping the current search parameters"
+                    ));
+                }
+            }
+        } else if let Some(i) = SearchParams::index_of(name) {
+            let spec = &SEARCH_PARAMS[i];
+            match value.trim().parse::<i32>() {
+                Ok(v) if spec.allows(v) => {
+                    let mut params = self.options.search_params;
+                    params.set(i, v);
+                    params
+                }
+                _ => {
+                    return self.info_string(&format!(
+                        "{} must be {}..={}; {value:?} ignored",
+                        spec.name, spec.min, spec.max
+                    ));
+                }
+            }
+        } else {
+            return self.info_string(&format!("unknown option {name:?} ignored"));
+        };
+        if let Some(s) = self.idle_searcher("setoption") {
+            s.set_search_params(params);
+            self.options.search_params = params;
         }
     }
 
@@ -590,6 +647,16 @@ impl UciSession {
             bestmove_sent,
         });
     }
+}
+
+/// The `option name … type spin …` lines of the search parameters.
+fn search_option_lines() -> impl Iterator<Item = String> {
+    SEARCH_PARAMS.iter().map(|p| {
+        format!(
+            "option name {} type spin default {} min {} max {}",
+            p.name, p.default, p.min, p.max
+        )
+    })
 }
 
 fn path_option(value: &str) -> Option<PathBuf> {

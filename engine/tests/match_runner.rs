@@ -21,6 +21,7 @@ use engine::play::match_runner::{
 use engine::play::openings::{OpeningOrder, OpeningSource};
 use engine::play::sprt::SprtDecision;
 use engine::play::uci_client::EngineSpec;
+use engine::search::SearchParams;
 
 /// Two quiet opening positions from real games (White and Black to move).
 const OPENINGS_EPD: &str = "\
@@ -37,7 +38,10 @@ fn openings_file(dir: &Path) -> PathBuf {
 fn defaults(name: &str) -> Contestant {
     Contestant {
         name: name.to_string(),
-        kind: PlayerKind::InProcess(Arc::new(Params::defaults())),
+        kind: PlayerKind::InProcess {
+            params: Arc::new(Params::defaults()),
+            search: SearchParams::default(),
+        },
     }
 }
 
@@ -91,6 +95,9 @@ fn binary_match_adds_up_and_writes_readable_pgn() {
         .arg(openings_file(dir.path()))
         .arg("--pgn")
         .arg(&pgn)
+        .arg("--report-openings")
+        .arg("--summary")
+        .arg(dir.path().join("summary.json"))
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
@@ -112,6 +119,10 @@ fn binary_match_adds_up_and_writes_readable_pgn() {
         .map(|w| w[1..].parse().unwrap())
         .collect();
     assert_eq!(counts.iter().sum::<u64>(), 4, "{totals}");
+    assert!(
+        stdout.contains("score by ECO family of the opening:"),
+        "{stdout}"
+    );
 
     let check = Command::new("python3")
         .args(["-c", "import chess.pgn"])
@@ -254,6 +265,33 @@ fn repeat_plays_each_opening_that_many_times() {
 }
 
 #[test]
+fn games_carry_their_opening() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("najdorf.pgn");
+    std::fs::write(
+        &path,
+        "[Event \"x\"]\n\n1. e4 c5 2. Nf3 d6 3. d4 cxd4 4. Nxd4 Nf6 5. Nc3 a6 *\n",
+    )
+    .unwrap();
+    let openings = OpeningSource::load(&path, 10, 0).unwrap();
+    let mut s = settings(defaults("a"), defaults("b"), 2, openings);
+    s.max_plies = Some(30);
+    let (_, reports) = play(&s);
+    for g in &reports {
+        let eco = g.eco.as_ref().expect("a named opening");
+        // The Najdorf (B90) or a deeper line of it.
+        assert!(eco.eco.starts_with("B9"), "{eco:?}");
+        assert_eq!(eco.opening(), "Sicilian Defense");
+        assert!(
+            g.pgn.contains(&format!("[ECO \"{}\"]", eco.eco)),
+            "{}",
+            g.pgn
+        );
+        assert!(g.pgn.contains("[Opening \"Sicilian Defense\"]"));
+    }
+}
+
+#[test]
 fn node_limited_match_is_reproducible() {
     let run = || {
         let (_, reports) = play(&settings(
@@ -289,7 +327,10 @@ fn crippled_material_loses_to_the_defaults() {
     let crippled = params_file::read_file(&path).unwrap().params;
     let a = Contestant {
         name: "crippled".into(),
-        kind: PlayerKind::InProcess(Arc::new(crippled)),
+        kind: PlayerKind::InProcess {
+            params: Arc::new(crippled),
+            search: SearchParams::default(),
+        },
     };
     let openings = OpeningSource::load(&openings_file(dir.path()), 0, 0).unwrap();
     let mut s = settings(a, defaults("defaults"), 4, openings);

@@ -2,7 +2,8 @@
 //! simulation: the Elo estimates, LOS, normalized Elo and GSPRT
 //! log-likelihood ratios of `engine::play::{elo, sprt}` agree with
 //! `elo_reference.py` (written from the published formulas) on random
-//! trinomial and pentanomial records, and a simulated match with a known
+//! trinomial and pentanomial records and with values printed by fishtest's
+//! own statistics code on fixed records, and a simulated match with a known
 //! Elo difference accepts H0 and H1 at about the configured error rates.
 
 use std::io::Write;
@@ -165,6 +166,87 @@ fn statistics_agree_with_the_python_reference() {
                 "{} of {:?} ({}): ours {} reference {}",
                 names[i],
                 case.counts,
+                case.sprt,
+                ours[i],
+                theirs[i]
+            );
+        }
+    }
+}
+
+/// Values printed by fishtest's own statistics code
+/// (`server/fishtest/stats/LLRcalc.py` and `stat_util.py` of
+/// official-stockfish/fishtest at commit b8eecff2, run with scipy's
+/// `brentq` and `norm` replaced by a bisection and Python's `NormalDist`):
+/// counts, elo0, elo1, model, then LLR, Elo, half-width of the 95% Elo
+/// interval (fishtest's `elo95`, (high − low)/2) and LOS. Records without
+/// zero counts, since fishtest regularizes zeros before its Elo estimate.
+#[test]
+fn statistics_agree_with_fishtest() {
+    #[allow(clippy::type_complexity)]
+    let published: [(&[u64], f64, f64, EloModel, [f64; 4]); 6] = [
+        (
+            &[412, 9876, 20811, 10113, 460],
+            0.0,
+            2.0,
+            EloModel::Normalized,
+            [2.2310402574, 1.3881823003, 1.2518536153, 0.9851263711],
+        ),
+        (
+            &[412, 9876, 20811, 10113, 460],
+            0.0,
+            2.0,
+            EloModel::Logistic,
+            [1.9031316243, 1.3881823003, 1.2518536153, 0.9851263711],
+        ),
+        (
+            &[35, 610, 1300, 590, 40],
+            -1.75,
+            0.25,
+            EloModel::Normalized,
+            [-0.0426645977, -0.6746330528, 5.1213948345, 0.3981254176],
+        ),
+        (
+            &[12, 40, 60, 70, 18],
+            0.0,
+            5.0,
+            EloModel::Logistic,
+            [0.9597931360, 36.6156970821, 25.6486249189, 0.9976291422],
+        ),
+        (
+            &[3, 7, 14, 20, 10],
+            0.0,
+            10.0,
+            EloModel::Logistic,
+            [0.9580408497, 88.7394998465, 54.9711074246, 0.9995752346],
+        ),
+        (
+            &[1210, 3377, 1444],
+            0.0,
+            5.0,
+            EloModel::Logistic,
+            [6.2373459297, 13.4871099838, 5.8161344246, 0.9999973175],
+        ),
+    ];
+    for (counts, elo0, elo1, model, [llr, elo, elo95, los]) in published {
+        let case = Case {
+            counts: counts.to_vec(),
+            sprt: Sprt {
+                elo0,
+                elo1,
+                model,
+                ..Sprt::default()
+            },
+        };
+        let e = case.estimate();
+        let ours = [case.llr(), e.elo, (e.high - e.low) / 2.0, e.los];
+        let theirs = [llr, elo, elo95, los];
+        let names = ["llr", "elo", "elo95", "los"];
+        for i in 0..4 {
+            assert!(
+                close(ours[i], theirs[i], 1e-6),
+                "{} of {counts:?} ({}): ours {} fishtest {}",
+                names[i],
                 case.sprt,
                 ours[i],
                 theirs[i]

@@ -5,13 +5,15 @@
 //! in Arasan's `basic.pgn`) and game collections, weighs every move by
 //! frequency, score and annotations (see [`weighting::WEIGHT_FORMULA`]) and
 //! writes a standard Polyglot book atomically. `makebook dump` and
-//! `makebook stats` read books, ours or anyone's.
+//! `makebook stats` read books, ours or anyone's; `makebook eco` tags games
+//! with their opening (ECO code and name).
 
 mod annotated;
 mod annotations;
 mod book_move_map;
 mod build;
 mod collection;
+mod eco_tags;
 mod game_chunks;
 mod game_tags;
 mod inspect;
@@ -23,6 +25,8 @@ use std::process::ExitCode;
 
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand};
+use engine::runtime::interrupt::{EXIT_INTERRUPTED, Interrupt};
+use engine::runtime::summary::{Status, Summary};
 use shakmaty::Color;
 
 use crate::build::{BuildOptions, build, default_threads, summary};
@@ -37,6 +41,7 @@ GUIs) from PGN files, or inspect an existing book.
   makebook -o book.bin [OPTIONS] FIRST.pgn [MORE.pgn ...]
   makebook dump BOOK [--fen FEN | --moves e2e4 e7e5 ...] [--all]
   makebook stats BOOK
+  makebook eco IN.pgn [MORE.pgn ...] [-o OUT.pgn]
 
 The first PGN file is the hand-annotated one (like Arasan's basic.pgn): all
 its variations are walked, and its comments {weight: N} and glyphs (!! ! !?
@@ -79,6 +84,12 @@ enum Command {
     Dump(DumpArgs),
     /// Summarise a book: entries, positions, weight-0 entries, reach.
     Stats(StatsArgs),
+    /// Tag games with their opening: [ECO], [Opening] and [Variation] from
+    /// the bundled ECO table (by position, following transpositions; the
+    /// deepest named position wins). Other text is copied byte for byte;
+    /// unreadable games are reported and passed through untouched. Games
+    /// already tagged with an ECO code are compared with ours.
+    Eco(EcoArgs),
 }
 
 #[derive(Args, Debug)]
@@ -157,6 +168,32 @@ struct DumpArgs {
 }
 
 #[derive(Args, Debug)]
+struct EcoArgs {
+    /// PGN files (plain, .gz, .zst, or - for standard input).
+    #[arg(value_name = "PGN", required = true)]
+    inputs: Vec<PathBuf>,
+
+    /// The tagged PGN to write (replaced atomically when complete); without
+    /// it, only the counts and the agreement with existing ECO tags are
+    /// printed.
+    #[arg(short = 'o', long, value_name = "OUT.pgn")]
+    output: Option<PathBuf>,
+
+    /// Report every unreadable game (by default, the first 20 of each file).
+    #[arg(short, long)]
+    verbose: bool,
+
+    /// Write a JSON summary here (games, classified, unknown, unreadable,
+    /// agreement with existing tags).
+    #[arg(long, value_name = "FILE")]
+    summary: Option<PathBuf>,
+
+    /// Do not draw the progress bar.
+    #[arg(long)]
+    no_progress: bool,
+}
+
+#[derive(Args, Debug)]
 struct StatsArgs {
     /// The Polyglot book.
     #[arg(value_name = "BOOK")]
@@ -204,6 +241,46 @@ fn run_build(args: BuildArgs) -> Result<()> {
     Ok(())
 }
 
+fn run_eco(args: EcoArgs) -> Result<()> {
+    let interrupt = Interrupt::new();
+    // Without the handler Ctrl-C still stops the run (no output either way).
+    let _ = interrupt.install(Some("stopping: no output is written"));
+    let options = eco_tags::EcoOptions {
+        inputs: args.inputs,
+        output: args.output,
+        verbose: args.verbose,
+        progress: !args.no_progress,
+    };
+    let started = std::time::Instant::now();
+    let report = eco_tags::run(&options, interrupt.flag())?;
+    print!("{}", report.summary());
+    if let Some(path) = &args.summary {
+        let mut json = Summary::new("makebook eco", env!("CARGO_PKG_VERSION"));
+        json.inputs.clone_from(&options.inputs);
+        json.output.clone_from(&options.output);
+        if report.interrupted {
+            json.status = Status::Interrupted;
+            json.output = None;
+        }
+        json.count("games", report.games)
+            .count("classified", report.classified)
+            .count("compared_with_input_tags", report.compared)
+            .count("same_code", report.same_code)
+            .count("same_family", report.same_family)
+            .count("same_volume", report.same_volume)
+            .skip("opening_unknown", report.unknown)
+            .skip("unreadable", report.malformed)
+            .timing("total_seconds", started.elapsed());
+        json.write(path)?;
+    }
+    if report.interrupted {
+        println!("interrupted: no output written");
+        std::process::exit(EXIT_INTERRUPTED.into());
+    }
+    println!("{}", eco_tags::describe_output(options.output.as_deref()));
+    Ok(())
+}
+
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
         None => run_build(cli.build),
@@ -227,6 +304,7 @@ fn run(cli: Cli) -> Result<()> {
             print!("{}", inspect::stats(&args.book)?);
             Ok(())
         }
+        Some(Command::Eco(args)) => run_eco(args),
     }
 }
 

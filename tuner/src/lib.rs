@@ -1,6 +1,7 @@
 //! The tuner's library: traced training data, objectives, optimisers, the
-//! parameter space, the training loop, checkpoints, provenance and reports.
-//! The `tuner` binary (main.rs) is the command line over them.
+//! parameter space, the training loop, checkpoints, provenance and reports,
+//! and SPSA tuning of UCI engines ([`spsa`]). The `tuner` binary (main.rs)
+//! is the command line over them.
 
 pub mod checkpoint;
 pub mod dataset;
@@ -11,5 +12,6 @@ pub mod provenance;
 pub mod report;
 pub mod source;
 pub mod space;
+pub mod spsa;
 pub mod trace_set;
 pub mod trainer;

@@ -44,7 +44,9 @@ use tuner::trainer::{Split, Stop, Trainer, TrainerSettings, TrainingData, fit_ob
 /// -V validate-gradient.
 ///
 /// `tuner codegen` writes the engine's generated `params.rs` from the
-/// parameter declaration and a params file (see `tuner codegen --help`).
+/// parameter declaration and a params file (see `tuner codegen --help`);
+/// `tuner spsa` tunes a UCI engine's spin options by SPSA (see `tuner spsa
+/// --help`).
 #[derive(Parser, Debug)]
 #[command(version, about, long_about, args_conflicts_with_subcommands = true)]
 struct Cli {
@@ -65,6 +67,10 @@ enum Command {
     /// changing a block, regenerate the committed file from the workspace
     /// root with `tuner codegen -o engine/src/eval/params.rs`, then rebuild.
     Codegen(CodegenArgs),
+    /// SPSA tuning of a UCI engine's spin options (ours by default), in
+    /// OpenBench's form.
+    #[command(long_about = tuner::spsa::ABOUT)]
+    Spsa(Box<tuner::spsa::SpsaArgs>),
 }
 
 #[derive(Args, Debug)]
@@ -397,6 +403,12 @@ fn main() -> Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Some(Command::Codegen(args)) => codegen(&args),
+        Some(Command::Spsa(args)) => {
+            if tuner::spsa::run(&args)? == tuner::spsa::Ending::Interrupted {
+                std::process::exit(engine::runtime::interrupt::EXIT_INTERRUPTED.into());
+            }
+            Ok(())
+        }
         None => train(cli.train),
     }
 }

@@ -3,12 +3,16 @@
 //! ([`bullet`]), compressed or plain inputs ([`input`]), atomic
 //! outputs ([`atomic_file`]), PGN splitting and writing ([`pgn_chunks`],
 //! [`pgn_record`]), Polyglot books ([`book`]), test suites ([`epd_suite`],
-//! [`perft_suite`]) and the evaluation's params text file ([`params_file`]).
+//! [`perft_suite`]), the evaluation's params text file ([`params_file`]),
+//! the search parameters' ([`search_params_file`]) and the ECO table of
+//! named openings ([`eco`]).
 //! Formats use the core; the core never uses them.
 
 pub mod atomic_file;
 pub mod book;
 pub mod bullet;
+pub mod eco;
+pub mod eco_table;
 pub mod epd_suite;
 pub mod input;
 pub mod labeled;
@@ -16,3 +20,4 @@ pub mod params_file;
 pub mod perft_suite;
 pub mod pgn_chunks;
 pub mod pgn_record;
+pub mod search_params_file;

@@ -15,6 +15,9 @@
 //! searchers never share tables; every game starts with `new_game` (fresh
 //! tables, `ucinewgame`).
 //!
+//! Every game's PGN carries its opening (`ECO`, `Opening`, `Variation`
+//! tags) from [`crate::formats::eco`].
+//!
 //! Under a time control the clocks are real: the runner measures the time
 //! each move actually took, subtracts it from the mover's clock and adds the
 //! increment; a move that takes longer than the time left loses on time. A
@@ -34,6 +37,7 @@ use std::time::{Duration, Instant};
 use shakmaty::{Color, Position};
 
 use crate::eval::Params;
+use crate::formats::eco::{EcoEntry, EcoTable};
 use crate::formats::labeled::GameResult;
 use crate::formats::pgn_record::PgnGame;
 use crate::play::elo::{Estimate, Pentanomial, Record};
@@ -45,6 +49,7 @@ use crate::play::openings::{Opening, OpeningOrder, OpeningSource};
 use crate::play::player::{InProcessPlayer, Player, PlayerError};
 use crate::play::sprt::{Sprt, SprtDecision};
 use crate::play::uci_client::{EngineSpec, UciPlayer};
+use crate::search::SearchParams;
 
 /// Games per opening by default: one with each colour.
 pub const DEFAULT_REPEAT: usize = 2;
@@ -75,8 +80,13 @@ impl Side {
 /// What plays one side of the match.
 #[derive(Clone, Debug)]
 pub enum PlayerKind {
-    /// The built-in engine with these evaluation parameters.
-    InProcess(Arc<Params>),
+    /// The built-in engine with these evaluation and search parameters.
+    InProcess {
+        /// Evaluation weights.
+        params: Arc<Params>,
+        /// Search parameters.
+        search: SearchParams,
+    },
     /// An external UCI engine.
     External(EngineSpec),
 }
@@ -263,6 +273,8 @@ pub struct GameReport {
     pub end: GameEnd,
     /// Plies played (opening moves included).
     pub plies: u32,
+    /// The opening (ECO code and name), when the ECO table knows it.
+    pub eco: Option<EcoEntry>,
     /// The game as PGN text.
     pub pgn: String,
 }
@@ -452,8 +464,10 @@ impl Seat<'_> {
 
 fn start_player(contestant: &Contestant, hash_mb: usize) -> Result<Box<dyn Player>, PlayerError> {
     Ok(match &contestant.kind {
-        PlayerKind::InProcess(params) => {
-            Box::new(InProcessPlayer::new(Arc::clone(params), hash_mb))
+        PlayerKind::InProcess { params, search } => {
+            let mut player = InProcessPlayer::new(Arc::clone(params), hash_mb);
+            player.set_search_params(*search);
+            Box::new(player)
         }
         PlayerKind::External(spec) => Box::new(UciPlayer::start(spec.clone())?),
     })
@@ -616,15 +630,20 @@ fn play_match_game(
         MoveLimit::Clock(tc) => tc.to_string(),
         MoveLimit::Fixed(_) => NO_CLOCK_TIME_CONTROL.to_string(),
     };
+    let eco = EcoTable::bundled()
+        .classify(&game.start, &game.moves)
+        .cloned();
+    let mut tags = vec![
+        ("Event".into(), settings.event.clone()),
+        ("Round".into(), (index + 1).to_string()),
+        ("White".into(), white_name),
+        ("Black".into(), black_name),
+        ("Termination".into(), termination_tag.to_string()),
+        ("TimeControl".into(), time_control),
+    ];
+    tags.extend(eco.iter().flat_map(EcoEntry::tags));
     let pgn = PgnGame {
-        tags: vec![
-            ("Event".into(), settings.event.clone()),
-            ("Round".into(), (index + 1).to_string()),
-            ("White".into(), white_name),
-            ("Black".into(), black_name),
-            ("Termination".into(), termination_tag.to_string()),
-            ("TimeControl".into(), time_control),
-        ],
+        tags,
         start: &game.start,
         moves: &game.moves,
         result: result.pgn(),
@@ -637,6 +656,7 @@ fn play_match_game(
         result,
         end,
         plies: game.plies(),
+        eco,
         pgn,
     })
 }

@@ -18,7 +18,7 @@ use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use shakmaty::{Chess, Move, Position};
 
-use crate::chess::position::parse_fen;
+use crate::chess::position::{key, parse_fen};
 use crate::formats::book::{BookError, PolyglotBook};
 use crate::formats::input::{InputError, open_input};
 use crate::formats::labeled::LabeledReader;
@@ -159,23 +159,33 @@ pub enum OpeningSource {
 
 impl OpeningSource {
     /// Loads openings from `path`: a Polyglot book (`.bin`, lines of up to
-    /// `book_plies` moves), a PGN file (`.pgn`, the first `pgn_plies` moves
-    /// of each game) or positions in any labeled-position format.
+    /// `book_plies` moves), a PGN file (`.pgn`, also `.pgn.gz`/`.pgn.zst`:
+    /// the first `pgn_plies` moves of each game) or positions in any
+    /// labeled-position format. Of openings that reach the same position
+    /// only the first is kept: at fixed nodes or depth the others would
+    /// only repeat its games.
     ///
     /// # Errors
     /// When the file cannot be read or holds no usable opening.
     pub fn load(path: &Path, pgn_plies: usize, book_plies: usize) -> Result<Self, OpeningsError> {
-        let extension = path
-            .extension()
-            .and_then(|e| e.to_str())
-            .map(str::to_ascii_lowercase);
-        let source = match extension.as_deref() {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().to_ascii_lowercase())
+            .unwrap_or_default();
+        let name = name
+            .strip_suffix(".gz")
+            .or_else(|| name.strip_suffix(".zst"))
+            .unwrap_or(&name);
+        let extension = Path::new(name).extension().and_then(|e| e.to_str());
+        let source = match extension {
             Some(BOOK_EXTENSION) => OpeningSource::Book {
                 book: PolyglotBook::open(path)?,
                 plies: book_plies,
             },
-            Some(PGN_EXTENSION) => OpeningSource::List(read_pgn_openings(path, pgn_plies)?),
-            _ => OpeningSource::List(read_position_openings(path)?),
+            Some(PGN_EXTENSION) => {
+                OpeningSource::List(distinct(read_pgn_openings(path, pgn_plies)?))
+            }
+            _ => OpeningSource::List(distinct(read_position_openings(path)?)),
         };
         match &source {
             OpeningSource::List(list) if list.is_empty() => {
@@ -221,6 +231,15 @@ impl OpeningSource {
             _ => None,
         }
     }
+}
+
+/// The openings whose final position no earlier opening reached.
+fn distinct(openings: Vec<Opening>) -> Vec<Opening> {
+    let mut seen = std::collections::HashSet::new();
+    openings
+        .into_iter()
+        .filter(|o| seen.insert(key(&o.record().position)))
+        .collect()
 }
 
 fn read_position_openings(path: &Path) -> Result<Vec<Opening>, OpeningsError> {
@@ -339,6 +358,21 @@ mod tests {
     use std::io::Write;
 
     #[test]
+    fn compressed_pgn_openings() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("games.PGN.gz");
+        let file = std::fs::File::create(&path).unwrap();
+        let mut gz = flate2::write::GzEncoder::new(file, flate2::Compression::default());
+        gz.write_all(b"[Event \"a\"]\n\n1. e4 e5 2. Nf3 *\n")
+            .unwrap();
+        gz.finish().unwrap();
+        let OpeningSource::List(list) = OpeningSource::load(&path, 8, 0).unwrap() else {
+            panic!("a list")
+        };
+        assert_eq!(list[0].moves.len(), 3);
+    }
+
+    #[test]
     fn random_order_uses_every_opening_once_per_pass() {
         let order = OpeningOrder::Random;
         let pass = |seed: u64, n: usize| -> Vec<usize> {
@@ -368,13 +402,16 @@ mod tests {
         write!(
             file,
             "[Event \"a\"]\n\n1. e4 e5 2. Nf3 (2. f4) Nc6 3. Bb5 a6 1-0\n\n\
-             [Event \"b\"]\n\n1. d4 d5 1/2-1/2\n"
+             [Event \"b\"]\n\n1. d4 d5 1/2-1/2\n\n\
+             [Event \"c\"]\n\n1. Nf3 e5 2. e4 Nc6 0-1\n"
         )
         .unwrap();
         let source = OpeningSource::load(file.path(), 3, 0).unwrap();
         let OpeningSource::List(list) = source else {
             panic!("a list")
         };
+        // Game c reaches game a's position after 3 plies (1. e4 e5 2. Nf3 by
+        // transposition): dropped.
         assert_eq!(list.len(), 2);
         assert_eq!(list[0].moves.len(), 3);
         assert_eq!(list[1].moves.len(), 2);

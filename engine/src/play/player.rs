@@ -12,7 +12,7 @@ use crate::eval::Params;
 use crate::play::game::{
     Choice, GameOutcome, GameRecord, GameRules, SearchBudget, decided_outcome, play_out,
 };
-use crate::search::Searcher;
+use crate::search::{SearchParams, Searcher};
 
 /// Why a player could not provide a move.
 #[derive(Debug, thiserror::Error)]
@@ -65,6 +65,11 @@ impl InProcessPlayer {
         InProcessPlayer {
             searcher: Searcher::new(params, hash_mb),
         }
+    }
+
+    /// Replaces the search parameters.
+    pub fn set_search_params(&mut self, search: SearchParams) {
+        self.searcher.set_search_params(search);
     }
 
     /// The flag that aborts this player's running search.

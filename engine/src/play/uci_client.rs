@@ -53,6 +53,44 @@ impl EngineSpec {
     }
 }
 
+/// An engine's `spin` option as its `uci` answer declares it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SpinOption {
+    /// The option name (may contain spaces).
+    pub name: String,
+    /// Default value.
+    pub default: i32,
+    /// Smallest value.
+    pub min: i32,
+    /// Largest value.
+    pub max: i32,
+}
+
+impl SpinOption {
+    /// Parses `option name NAME type spin default D min A max B` (the words
+    /// after `type spin` in any order); `None` for other lines and types.
+    pub fn parse(line: &str) -> Option<SpinOption> {
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if words.first() != Some(&"option") || words.get(1) != Some(&"name") {
+            return None;
+        }
+        let type_at = words.iter().position(|w| *w == "type")?;
+        if words.get(type_at + 1) != Some(&"spin") || type_at < 3 {
+            return None;
+        }
+        let value = |key: &str| -> Option<i32> {
+            let at = words[type_at..].iter().position(|w| *w == key)?;
+            words.get(type_at + at + 1)?.parse().ok()
+        };
+        Some(SpinOption {
+            name: words[2..type_at].join(" "),
+            default: value("default")?,
+            min: value("min")?,
+            max: value("max")?,
+        })
+    }
+}
+
 /// A running engine process.
 struct Process {
     child: Child,
@@ -103,6 +141,7 @@ impl Drop for Process {
 pub struct UciPlayer {
     spec: EngineSpec,
     process: Option<Process>,
+    spin_options: Vec<SpinOption>,
 }
 
 impl UciPlayer {
@@ -114,6 +153,7 @@ impl UciPlayer {
         let mut player = UciPlayer {
             spec,
             process: None,
+            spin_options: Vec::new(),
         };
         player.launch()?;
         Ok(player)
@@ -130,6 +170,11 @@ impl UciPlayer {
     /// How this engine is started.
     pub fn spec(&self) -> &EngineSpec {
         &self.spec
+    }
+
+    /// The `spin` options the engine declared in its last handshake.
+    pub fn spin_options(&self) -> &[SpinOption] {
+        &self.spin_options
     }
 
     fn launch(&mut self) -> Result<(), PlayerError> {
@@ -163,7 +208,12 @@ impl UciPlayer {
         };
         let timeout = self.spec.timeout;
         process.send("uci")?;
-        process.wait_for("uciok", timeout, |l| l.trim() == "uciok")?;
+        let mut spins = Vec::new();
+        process.wait_for("uciok", timeout, |l| {
+            spins.extend(SpinOption::parse(l));
+            l.trim() == "uciok"
+        })?;
+        self.spin_options = spins;
         for (name, value) in &self.spec.options {
             process.send(&format!("setoption name {name} value {value}"))?;
         }
@@ -256,6 +306,34 @@ impl Player for UciPlayer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spin_options_from_uci_lines() {
+        let spin =
+            SpinOption::parse("option name Move Overhead type spin default 30 min 0 max 5000");
+        assert_eq!(
+            spin,
+            Some(SpinOption {
+                name: "Move Overhead".into(),
+                default: 30,
+                min: 0,
+                max: 5000
+            })
+        );
+        assert_eq!(
+            SpinOption::parse("option name x type spin min -5 max 5 default -1").map(|o| o.min),
+            Some(-5)
+        );
+        assert_eq!(
+            SpinOption::parse("option name OwnBook type check default false"),
+            None
+        );
+        assert_eq!(
+            SpinOption::parse("option name x type spin default y min 0 max 1"),
+            None
+        );
+        assert_eq!(SpinOption::parse("id name x"), None);
+    }
 
     #[test]
     fn scores_from_info_lines() {

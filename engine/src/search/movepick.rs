@@ -205,11 +205,6 @@ fn countermove_index(color: Color, previous: Move) -> usize {
     (color as usize) * 7 * 64 + (previous.role() as usize) * 64 + previous.to() as usize
 }
 
-/// The history bonus (or, negated, malus) earned at a given depth.
-pub fn history_bonus(depth: i32) -> i32 {
-    (depth * depth * 16 + depth * 32).min(1600)
-}
-
 impl OrderingTables {
     /// Empty tables.
     pub fn new() -> Self {

@@ -22,9 +22,9 @@ use std::time::Duration;
 use shakmaty::{Chess, Color, Move, Position, Role};
 
 use super::movepick::{
-    MoveClass, MoveContext, MovePicker, OrderingTables, QuietContext, history_bonus, is_quiet,
-    see_ge, see_value,
+    MoveClass, MoveContext, MovePicker, OrderingTables, QuietContext, is_quiet, see_ge, see_value,
 };
+use super::params::SearchParams;
 use super::score::{DRAW_SCORE, INFINITY, MATE_BOUND, MATE_SCORE, MAX_PLY, mate_in_moves};
 use super::timeman::{Clock, DEFAULT_MOVE_OVERHEAD, Deadline, TimeBudget};
 use super::tt::{Bound, TranspositionTable, TtAllocError, encode_move};
@@ -39,77 +39,6 @@ const EVAL_NONE: i32 = -INFINITY;
 const MAX_DEPTH: i32 = MAX_PLY as i32 - 8;
 /// Nodes between two checks of the clock and the stop flags.
 const CHECK_INTERVAL_MASK: u64 = 1023;
-
-/// Aspiration windows start at this depth …
-const ASPIRATION_MIN_DEPTH: i32 = 5;
-/// … with this half-width, widened by half on every failure.
-const ASPIRATION_DELTA: i32 = 20;
-
-/// Razoring: at depth ≤ this, drop into quiescence when far below alpha …
-const RAZOR_MAX_DEPTH: i32 = 3;
-/// … by this margin per depth.
-const RAZOR_MARGIN: i32 = 250;
-/// Reverse futility pruning up to this depth …
-const RFP_MAX_DEPTH: i32 = 8;
-/// … when the eval beats beta by this margin per depth.
-const RFP_MARGIN: i32 = 80;
-/// Null-move pruning from this depth on …
-const NMP_MIN_DEPTH: i32 = 3;
-/// … reducing by this base …
-const NMP_BASE_REDUCTION: i32 = 3;
-/// … plus one ply per this many plies of depth …
-const NMP_DEPTH_DIVISOR: i32 = 4;
-/// … plus one ply per this much eval over beta (at most
-/// `NMP_MAX_EVAL_REDUCTION`).
-const NMP_EVAL_DIVISOR: i32 = 200;
-/// Cap of the eval-based part of the null-move reduction.
-const NMP_MAX_EVAL_REDUCTION: i32 = 3;
-/// From this depth on a null-move cutoff is verified by a reduced search
-/// without null moves (zugzwang safety).
-const NMP_VERIFY_DEPTH: i32 = 12;
-/// Internal iterative reduction when there is no hash move, from this depth.
-const IIR_MIN_DEPTH: i32 = 4;
-/// Late move pruning up to this depth; the quiet-move count allowed is
-/// `LMP_BASE + depth²` (halved when not improving).
-const LMP_MAX_DEPTH: i32 = 8;
-/// See [`LMP_MAX_DEPTH`].
-const LMP_BASE: i32 = 3;
-/// Futility pruning of quiet moves up to this depth …
-const FUTILITY_MAX_DEPTH: i32 = 8;
-/// … when static eval + base + margin·depth cannot reach alpha.
-const FUTILITY_BASE: i32 = 100;
-/// See [`FUTILITY_BASE`].
-const FUTILITY_MARGIN: i32 = 90;
-/// SEE pruning in the main search up to this depth; captures must not lose
-/// more than `SEE_CAPTURE_MARGIN·depth²`, quiet moves `SEE_QUIET_MARGIN·depth`.
-const SEE_PRUNE_MAX_DEPTH: i32 = 8;
-/// See [`SEE_PRUNE_MAX_DEPTH`].
-const SEE_CAPTURE_MARGIN: i32 = 25;
-/// See [`SEE_PRUNE_MAX_DEPTH`].
-const SEE_QUIET_MARGIN: i32 = 60;
-/// Singular extensions from this depth …
-const SE_MIN_DEPTH: i32 = 8;
-/// … when the hash entry is at most this much shallower …
-const SE_TT_DEPTH_MARGIN: i32 = 3;
-/// … and the other moves fail below its score minus this margin per depth.
-const SE_MARGIN_PER_DEPTH: i32 = 2;
-/// Late move reductions from this depth …
-const LMR_MIN_DEPTH: i32 = 3;
-/// … after this many moves searched.
-const LMR_MIN_MOVES: usize = 2;
-/// LMR table: `base + ln(depth)·ln(moves) / divisor` (in hundredths).
-const LMR_BASE_CENTI: f64 = 75.0;
-/// See [`LMR_BASE_CENTI`].
-const LMR_DIVISOR_CENTI: f64 = 225.0;
-/// History score worth one ply of reduction.
-const LMR_HISTORY_DIVISOR: i32 = 16_384;
-/// Quiescence delta pruning: a capture must be able to lift the score to
-/// alpha with this margin to spare.
-const DELTA_MARGIN: i32 = 200;
-/// Soft-limit scale when the best move has just changed …
-const INSTABILITY_SCALE_STEP: f64 = 0.4;
-/// … and when it has been stable for a while.
-const STABLE_SCALE: f64 = 0.6;
 
 /// Limits of one search; all `None`/`false` means "until stopped".
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -240,6 +169,8 @@ struct Worker {
     id: usize,
     /// The evaluation weights, packed for play (see [`PackedParams`]).
     params: PackedParams,
+    /// The search parameters.
+    sp: SearchParams,
     tt: Arc<TranspositionTable>,
     tables: OrderingTables,
     stack: Vec<Frame>,
@@ -266,14 +197,15 @@ struct Worker {
     root_pv: Vec<Move>,
 }
 
-fn lmr_table() -> Vec<[i32; 64]> {
+fn lmr_table(sp: &SearchParams) -> Vec<[i32; 64]> {
+    let base = f64::from(sp.lmr_base_percent) / 100.0;
+    let divisor = f64::from(sp.lmr_divisor_percent) / 100.0;
     (0..=MAX_PLY)
         .map(|d| {
             let mut row = [0; 64];
             for (m, r) in row.iter_mut().enumerate().skip(1) {
                 if d > 0 {
-                    let v = LMR_BASE_CENTI / 100.0
-                        + (d as f64).ln() * (m as f64).ln() / (LMR_DIVISOR_CENTI / 100.0);
+                    let v = base + (d as f64).ln() * (m as f64).ln() / divisor;
                     *r = v as i32;
                 }
             }
@@ -300,10 +232,11 @@ fn null_move(pos: &Chess) -> Option<Chess> {
 }
 
 impl Worker {
-    fn new(id: usize, params: &Params, tt: Arc<TranspositionTable>) -> Self {
+    fn new(id: usize, params: &Params, sp: SearchParams, tt: Arc<TranspositionTable>) -> Self {
         Worker {
             id,
             params: PackedParams::new(params),
+            sp,
             tt,
             tables: OrderingTables::new(),
             stack: vec![
@@ -317,7 +250,7 @@ impl Worker {
             keys: Vec::with_capacity(1024),
             pv_table: vec![[None; MAX_PLY + 1]; MAX_PLY + 1],
             pv_len: vec![0; MAX_PLY + 1],
-            lmr: lmr_table(),
+            lmr: lmr_table(&sp),
             nodes: 0,
             published_nodes: 0,
             seldepth: 0,
@@ -545,7 +478,7 @@ impl Worker {
         if !pv_node && !in_check && ply > 0 && excluded.is_none() {
             // Step 6. Razoring: hopeless at low depth unless a capture
             // sequence saves it, which quiescence decides.
-            if depth <= RAZOR_MAX_DEPTH && eval + RAZOR_MARGIN * depth < alpha {
+            if depth <= self.sp.razor_max_depth && eval + self.sp.razor_margin * depth < alpha {
                 let v = self.qsearch(shared, pos, alpha - 1, alpha, ply);
                 if v < alpha {
                     return v;
@@ -553,16 +486,16 @@ impl Worker {
             }
             // Step 7. Reverse futility pruning: so far above beta that a
             // shallow search will not bring it back.
-            if depth <= RFP_MAX_DEPTH
+            if depth <= self.sp.rfp_max_depth
                 && eval < MATE_BOUND
-                && eval - RFP_MARGIN * (depth - improving as i32) >= beta
+                && eval - self.sp.rfp_margin * (depth - improving as i32) >= beta
             {
                 return eval;
             }
             // Step 8. Null-move pruning: if passing still beats beta, a real
             // move will too (not in pawn endings: zugzwang). Verified by a
             // reduced search at high depth.
-            if depth >= NMP_MIN_DEPTH
+            if depth >= self.sp.nmp_min_depth
                 && eval >= beta
                 && static_eval >= beta
                 && previous_move.is_some()
@@ -570,9 +503,10 @@ impl Worker {
                 && has_non_pawn_material(pos, us)
                 && let Some(null_pos) = null_move(pos)
             {
-                let reduction = NMP_BASE_REDUCTION
-                    + depth / NMP_DEPTH_DIVISOR
-                    + ((eval - beta) / NMP_EVAL_DIVISOR).min(NMP_MAX_EVAL_REDUCTION);
+                let reduction = self.sp.nmp_base_reduction
+                    + depth / self.sp.nmp_depth_divisor
+                    + ((eval - beta) / self.sp.nmp_eval_divisor)
+                        .min(self.sp.nmp_max_eval_reduction);
                 self.stack[ply].current_move = None;
                 self.keys.push(crate::chess::position::key(&null_pos));
                 let v = -self.negamax(
@@ -590,7 +524,7 @@ impl Worker {
                 }
                 if v >= beta {
                     let v = if v >= MATE_BOUND { beta } else { v };
-                    if depth < NMP_VERIFY_DEPTH || self.nmp_min_ply != 0 {
+                    if depth < self.sp.nmp_verify_depth || self.nmp_min_ply != 0 {
                         return v;
                     }
                     self.nmp_min_ply = ply + (3 * (depth - reduction) / 4) as usize;
@@ -609,7 +543,11 @@ impl Worker {
 
         // Step 9. Internal iterative reduction: without a hash move this
         // node was not searched before and is probably less important.
-        if depth >= IIR_MIN_DEPTH && tt_move == 0 && (pv_node || cut_node) && excluded.is_none() {
+        if depth >= self.sp.iir_min_depth
+            && tt_move == 0
+            && (pv_node || cut_node)
+            && excluded.is_none()
+        {
             depth -= 1;
         }
 
@@ -639,7 +577,7 @@ impl Worker {
         let mut moves_searched = 0usize;
         let mut quiets_tried = [None; MAX_QUIETS_TRIED];
         let mut quiets_count = 0usize;
-        let lmp_limit = (LMP_BASE + depth * depth) / if improving { 1 } else { 2 };
+        let lmp_limit = (self.sp.lmp_base + depth * depth) / if improving { 1 } else { 2 };
 
         while let Some((m, class, order_score)) = picker.next_move(pos, &self.tables) {
             if Some(m) == excluded {
@@ -655,24 +593,25 @@ impl Worker {
                     // Late move pruning, and futility pruning: each prunes
                     // every later quiet move as well, so the picker stops
                     // ordering them.
-                    if depth <= LMP_MAX_DEPTH && quiets_count as i32 >= lmp_limit {
+                    if depth <= self.sp.lmp_max_depth && quiets_count as i32 >= lmp_limit {
                         picker.skip_quiets();
                         continue;
                     }
-                    if depth <= FUTILITY_MAX_DEPTH
+                    if depth <= self.sp.futility_max_depth
                         && class == MoveClass::Quiet
-                        && static_eval + FUTILITY_BASE + FUTILITY_MARGIN * depth <= alpha
+                        && static_eval + self.sp.futility_base + self.sp.futility_margin * depth
+                            <= alpha
                     {
                         picker.skip_quiets();
                         continue;
                     }
                 }
                 // SEE pruning of moves that lose too much material.
-                if depth <= SEE_PRUNE_MAX_DEPTH && !in_check {
+                if depth <= self.sp.see_prune_max_depth && !in_check {
                     let threshold = if quiet {
-                        -SEE_QUIET_MARGIN * depth
+                        -self.sp.see_quiet_margin * depth
                     } else {
-                        -SEE_CAPTURE_MARGIN * depth * depth
+                        -self.sp.see_capture_margin * depth * depth
                     };
                     if (class == MoveClass::BadCapture || (quiet && !gives_check))
                         && !see_ge(pos, m, threshold)
@@ -689,14 +628,14 @@ impl Worker {
             let mut extension = i32::from(gives_check);
             if ply > 0
                 && class == MoveClass::Hash
-                && depth >= SE_MIN_DEPTH
+                && depth >= self.sp.se_min_depth
                 && excluded.is_none()
                 && let Some(e) = tt_entry
-                && e.depth >= depth - SE_TT_DEPTH_MARGIN
+                && e.depth >= depth - self.sp.se_tt_depth_margin
                 && e.bound != Bound::Upper
                 && e.score.abs() < MATE_BOUND
             {
-                let singular_beta = e.score - SE_MARGIN_PER_DEPTH * depth;
+                let singular_beta = e.score - self.sp.se_margin_per_depth * depth;
                 self.stack[ply].excluded = Some(m);
                 let v = self.negamax(
                     shared,
@@ -731,8 +670,8 @@ impl Worker {
                 score = -self.negamax(shared, &child, new_depth, -beta, -alpha, ply + 1, false);
             } else {
                 let mut reduction = 0;
-                if depth >= LMR_MIN_DEPTH
-                    && moves_searched >= LMR_MIN_MOVES + usize::from(pv_node)
+                if depth >= self.sp.lmr_min_depth
+                    && moves_searched >= self.sp.lmr_min_moves as usize + usize::from(pv_node)
                     && (quiet || class == MoveClass::BadCapture)
                     && !(gives_check && class == MoveClass::BadCapture)
                 {
@@ -751,7 +690,7 @@ impl Worker {
                         } else {
                             self.tables.quiet_score(m, &quiet_context)
                         };
-                        reduction -= history / LMR_HISTORY_DIVISOR;
+                        reduction -= history / self.sp.lmr_history_divisor;
                     }
                     reduction = reduction.clamp(0, (new_depth - 1).max(0));
                 }
@@ -800,7 +739,7 @@ impl Worker {
                     }
                     if score >= beta {
                         if quiet {
-                            let bonus = history_bonus(depth);
+                            let bonus = self.sp.history_bonus(depth);
                             self.tables.update_quiet(m, &quiet_context, bonus);
                             for q in quiets_tried[..quiets_count].iter().flatten() {
                                 self.tables.update_quiet(*q, &quiet_context, -bonus);
@@ -926,7 +865,7 @@ impl Worker {
                 let gain = m.capture().map_or(0, see_value)
                     + m.promotion()
                         .map_or(0, |r| see_value(r) - see_value(Role::Pawn));
-                if static_eval + gain + DELTA_MARGIN <= alpha {
+                if static_eval + gain + self.sp.delta_margin <= alpha {
                     continue;
                 }
                 // Q5. SEE pruning: captures that lose material.
@@ -1049,8 +988,8 @@ impl Worker {
         let start_depth = 1 + (self.id % 2) as i32;
         for depth in start_depth..=max_depth {
             // Aspiration window around the previous score.
-            let mut delta = ASPIRATION_DELTA;
-            let (mut alpha, mut beta) = if depth >= ASPIRATION_MIN_DEPTH {
+            let mut delta = self.sp.aspiration_delta;
+            let (mut alpha, mut beta) = if depth >= self.sp.aspiration_min_depth {
                 (
                     (previous_score - delta).max(-INFINITY),
                     (previous_score + delta).min(INFINITY),
@@ -1072,7 +1011,7 @@ impl Worker {
                 } else {
                     break;
                 }
-                delta += delta / 2;
+                delta += delta * self.sp.aspiration_widen_percent / 100;
                 if self.id == 0 {
                     self.report(shared, depth, score, alpha, beta, on_info);
                 }
@@ -1085,7 +1024,7 @@ impl Worker {
                 result.pv = self.root_pv.clone();
                 result.score = self.root_score;
                 if changed && depth > 1 {
-                    stability_scale += INSTABILITY_SCALE_STEP;
+                    stability_scale += f64::from(self.sp.tm_instability_percent) / 100.0;
                 }
             }
             if self.stopped {
@@ -1100,7 +1039,8 @@ impl Worker {
                 if legal_moves == 1 && self.deadline.budget.is_some() {
                     break;
                 }
-                stability_scale = (stability_scale * 0.5 + STABLE_SCALE * 0.5).max(STABLE_SCALE);
+                let stable_scale = f64::from(self.sp.tm_stable_percent) / 100.0;
+                stability_scale = (stability_scale * 0.5 + stable_scale * 0.5).max(stable_scale);
                 if self.deadline.soft_expired(stability_scale) {
                     break;
                 }
@@ -1170,6 +1110,7 @@ const MAX_QUIETS_TRIED: usize = 64;
 /// shared with its helper threads (see the module documentation).
 pub struct Searcher {
     params: Arc<Params>,
+    search_params: SearchParams,
     tt: Arc<TranspositionTable>,
     stop: Arc<AtomicBool>,
     workers: Vec<Worker>,
@@ -1179,9 +1120,11 @@ impl Searcher {
     /// A one-thread searcher with a `tt_megabytes` MB transposition table.
     pub fn new(params: Arc<Params>, tt_megabytes: usize) -> Self {
         let tt = Arc::new(TranspositionTable::new(tt_megabytes));
+        let search_params = SearchParams::default();
         Searcher {
-            workers: vec![Worker::new(0, &params, tt.clone())],
+            workers: vec![Worker::new(0, &params, search_params, tt.clone())],
             params,
+            search_params,
             tt,
             stop: Arc::new(AtomicBool::new(false)),
         }
@@ -1213,6 +1156,22 @@ impl Searcher {
             w.params = packed.clone();
         }
         self.new_game();
+    }
+
+    /// The search parameters in use.
+    pub fn search_params(&self) -> &SearchParams {
+        &self.search_params
+    }
+
+    /// Replaces the search parameters (the tables are kept: they hold
+    /// scores and moves, which do not depend on how the search prunes).
+    pub fn set_search_params(&mut self, search_params: SearchParams) {
+        self.search_params = search_params;
+        let lmr = lmr_table(&search_params);
+        for w in &mut self.workers {
+            w.sp = search_params;
+            w.lmr = lmr.clone();
+        }
     }
 
     /// Resizes the transposition table (its content is lost).
@@ -1249,8 +1208,12 @@ impl Searcher {
         self.workers.truncate(threads);
         while self.workers.len() < threads {
             let id = self.workers.len();
-            self.workers
-                .push(Worker::new(id, &self.params, self.tt.clone()));
+            self.workers.push(Worker::new(
+                id,
+                &self.params,
+                self.search_params,
+                self.tt.clone(),
+            ));
         }
     }
 
@@ -1280,7 +1243,7 @@ impl Searcher {
             limits
                 .clock
                 .as_ref()
-                .map(|c| TimeBudget::for_clock(c, limits.move_overhead))
+                .map(|c| TimeBudget::for_clock(c, limits.move_overhead, &self.search_params))
         });
         let legal = pos.legal_moves();
         let legal_count = legal.len();

@@ -5,9 +5,13 @@
 //! at which the search is aborted wherever it is. Invariant: the hard limit
 //! never exceeds the time left minus the move overhead (and a safety share of
 //! the remaining time), so a search that honours it cannot lose on time, even
-//! at 1s+0.01s; both limits are at least [`MIN_THINK`].
+//! at 1s+0.01s, as long as the `tm_*` search parameters keep their shares
+//! below 100%; both limits are at least [`MIN_THINK`]. The factors are
+//! search parameters ([`SearchParams`]).
 
 use std::time::{Duration, Instant};
+
+use super::params::SearchParams;
 
 /// The clock situation of the side to move, as UCI `go` gives it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -24,20 +28,6 @@ pub struct Clock {
 pub const DEFAULT_MOVE_OVERHEAD: Duration = Duration::from_millis(30);
 /// The least time any search is given.
 pub const MIN_THINK: Duration = Duration::from_millis(1);
-/// Moves we assume are left in a sudden-death game.
-const DEFAULT_MOVES_TO_GO: u32 = 30;
-/// Cap on `movestogo`, so long controls don't hoard time.
-const MAX_MOVES_TO_GO: u32 = 50;
-/// Share of the increment added to the per-move base time, in percent.
-const INCREMENT_SHARE_PERCENT: u32 = 75;
-/// The hard limit is this multiple of the soft limit …
-const HARD_OVER_SOFT: u32 = 4;
-/// … but never more than this share of the (overhead-reduced) time left, in
-/// percent.
-const HARD_MAX_SHARE_PERCENT: u32 = 35;
-/// The soft limit never exceeds this share of the time left, in percent.
-const SOFT_MAX_SHARE_PERCENT: u32 = 15;
-
 /// The two limits of one search, measured from its start.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TimeBudget {
@@ -48,26 +38,33 @@ pub struct TimeBudget {
 }
 
 impl TimeBudget {
-    /// The budget for a move under `clock`, keeping `overhead` in reserve.
-    pub fn for_clock(clock: &Clock, overhead: Duration) -> TimeBudget {
+    /// The budget for a move under `clock`, keeping `overhead` in reserve,
+    /// with the `tm_*` factors of `params`.
+    pub fn for_clock(clock: &Clock, overhead: Duration, params: &SearchParams) -> TimeBudget {
+        // The declared ranges keep every factor positive.
+        let factor = |v: i32| v.max(0) as u32;
+        let percent_of = |d: Duration, v: i32| d * factor(v) / 100;
         let available = clock.time_left.saturating_sub(overhead).max(MIN_THINK);
         let moves_to_go = clock
             .moves_to_go
-            .unwrap_or(DEFAULT_MOVES_TO_GO)
-            .clamp(1, MAX_MOVES_TO_GO);
-        let base = available / moves_to_go + clock.increment * INCREMENT_SHARE_PERCENT / 100;
+            .unwrap_or(factor(params.tm_default_moves_to_go))
+            .clamp(1, factor(params.tm_max_moves_to_go).max(1));
+        let base =
+            available / moves_to_go + percent_of(clock.increment, params.tm_increment_percent);
         let soft_cap = if moves_to_go == 1 {
-            available / 2
+            percent_of(available, params.tm_last_move_soft_percent)
         } else {
-            available * SOFT_MAX_SHARE_PERCENT / 100
+            percent_of(available, params.tm_soft_max_percent)
         };
         let soft = base.min(soft_cap).max(MIN_THINK);
         let hard_cap = if moves_to_go == 1 {
-            available * 3 / 4
+            percent_of(available, params.tm_last_move_hard_percent)
         } else {
-            available * HARD_MAX_SHARE_PERCENT / 100
+            percent_of(available, params.tm_hard_max_percent)
         };
-        let hard = (soft * HARD_OVER_SOFT).min(hard_cap).max(soft);
+        let hard = percent_of(soft, params.tm_hard_over_soft_percent)
+            .min(hard_cap)
+            .max(soft);
         TimeBudget { soft, hard }
     }
 
@@ -129,7 +126,7 @@ mod tests {
                 increment: Duration::from_millis(inc_ms),
                 moves_to_go: None,
             };
-            let b = TimeBudget::for_clock(&clock, DEFAULT_MOVE_OVERHEAD);
+            let b = TimeBudget::for_clock(&clock, DEFAULT_MOVE_OVERHEAD, &SearchParams::default());
             assert!(b.soft <= b.hard);
             assert!(
                 b.hard + DEFAULT_MOVE_OVERHEAD
