@@ -13,6 +13,7 @@ use clap::{Args, Parser, Subcommand};
 use engine::eval::{BLOCKS, Group, Params, codegen};
 use engine::formats::atomic_file::AtomicFile;
 use engine::formats::params_file;
+use tuner::cache::{self, CacheMeta, CacheReader};
 use tuner::checkpoint::Checkpoint;
 use tuner::dataset::{self, Resolve};
 use tuner::gradient_check;
@@ -218,6 +219,18 @@ struct TrainArgs {
     #[arg(long)]
     resume: Option<PathBuf>,
 
+    /// Save the resolved, traced positions of the inputs to this trace
+    /// cache (before the validation split), for later runs with --traces.
+    #[arg(long, value_name = "FILE")]
+    save_traces: Option<PathBuf>,
+
+    /// Read the traced positions from this trace cache instead of input
+    /// files: no parsing, resolving or tracing. The positions stay as they
+    /// were resolved when the cache was made (its --resolve and starting
+    /// parameters); a cache made with another evaluation schema is refused.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["inputs", "save_traces", "recompute_pv"])]
+    traces: Option<PathBuf>,
+
     /// Write the per-epoch log as CSV here.
     #[arg(long)]
     log: Option<PathBuf>,
@@ -332,24 +345,68 @@ fn starting_params(cli: &TrainArgs) -> Result<Params> {
 fn load_data(cli: &TrainArgs, params: &Arc<Params>) -> Result<(TraceData, Vec<String>)> {
     let keep = cli.recompute_pv > 0;
     let start = Instant::now();
-    let bar = progress_bar("tracing");
-    let (all, samples, stats) = dataset::load(&cli.inputs, cli.resolve, params, keep, |n| {
-        bar.set_position(n as u64)
-    })?;
-    bar.finish_and_clear();
-    let secs = start.elapsed().as_secs_f64();
-    eprintln!(
-        "loaded {} positions in {secs:.2}s ({:.0} positions/s resolved with {} and traced); \
-         {} without a result rejected, {} malformed lines skipped, {} with a search score",
-        all.len(),
-        all.len() as f64 / secs.max(1e-9),
-        cli.resolve,
-        stats.without_result,
-        stats.malformed,
-        stats.with_score
-    );
-    let mut inputs = dataset::describe_inputs(&stats);
+    let (all, samples, mut inputs) = match &cli.traces {
+        Some(path) => {
+            let bar = progress_bar("reading traces");
+            let mut reader = CacheReader::open(path)?;
+            let all = reader.read_all(|n| bar.set_position(n as u64))?;
+            bar.finish_and_clear();
+            let secs = start.elapsed().as_secs_f64();
+            let meta = reader.meta();
+            eprintln!(
+                "read {} positions from {} in {secs:.2}s ({:.0} positions/s, {:.0} MB/s); \
+                 resolved with {}, parameters {}",
+                all.len(),
+                path.display(),
+                all.len() as f64 / secs.max(1e-9),
+                reader.record_bytes() as f64 / 1e6 / secs.max(1e-9),
+                meta.resolve,
+                meta.params
+            );
+            let inputs = meta
+                .inputs
+                .iter()
+                .map(|i| format!("{i} [trace cache {}]", path.display()))
+                .collect();
+            (all, Vec::new(), inputs)
+        }
+        None => {
+            let bar = progress_bar("tracing");
+            let (all, samples, stats) =
+                dataset::load(&cli.inputs, cli.resolve, params, keep, |n| {
+                    bar.set_position(n as u64)
+                })?;
+            bar.finish_and_clear();
+            let secs = start.elapsed().as_secs_f64();
+            eprintln!(
+                "loaded {} positions in {secs:.2}s ({:.0} positions/s resolved with {} and traced); \
+                 {} without a result rejected, {} malformed lines skipped, {} with a search score",
+                all.len(),
+                all.len() as f64 / secs.max(1e-9),
+                cli.resolve,
+                stats.without_result,
+                stats.malformed,
+                stats.with_score
+            );
+            (all, samples, dataset::describe_inputs(&stats))
+        }
+    };
     ensure!(!all.is_empty(), "no usable positions in the inputs");
+    if let Some(path) = &cli.save_traces {
+        let start = Instant::now();
+        let meta = CacheMeta {
+            resolve: cli.resolve.to_string(),
+            params: params_hash(params),
+            inputs: inputs.clone(),
+        };
+        cache::save(path, &all, &meta)?;
+        eprintln!(
+            "saved {} traced positions to {} in {:.2}s",
+            all.len(),
+            path.display(),
+            start.elapsed().as_secs_f64()
+        );
+    }
 
     let holdout = match &cli.validation_file {
         Some(vpath) => {
@@ -381,6 +438,16 @@ fn load_data(cli: &TrainArgs, params: &Arc<Params>) -> Result<(TraceData, Vec<St
         bytes as f64 / (train.len() + validation.len()) as f64
     );
     Ok((data, inputs))
+}
+
+/// A hash of the parameters positions are resolved with (for the trace
+/// cache's header).
+fn params_hash(params: &Params) -> String {
+    let mut h = tuner::trace_set::Hasher::new();
+    for v in params.to_scalars() {
+        h.write_u64(v as i64 as u64);
+    }
+    format!("{:016x}", h.finish())
 }
 
 fn progress_bar(what: &str) -> indicatif::ProgressBar {
@@ -510,7 +577,10 @@ fn train(cli: TrainArgs) -> Result<()> {
         }
         return Ok(());
     }
-    ensure!(!cli.inputs.is_empty(), "no input files (see --help)");
+    ensure!(
+        !cli.inputs.is_empty() || cli.traces.is_some(),
+        "no input files or --traces (see --help)"
+    );
     let space = ParamSpace::new(&cli.tune, &cli.freeze);
     let start_params = starting_params(&cli)?;
     let (mut data, inputs) = load_data(&cli, &Arc::new(start_params.clone()))?;

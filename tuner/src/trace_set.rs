@@ -398,6 +398,11 @@ impl TraceSet {
         self.bytes.extend_from_slice(record);
     }
 
+    /// Appends position `i` of `other`.
+    pub fn push_record_of(&mut self, other: &TraceSet, i: usize) {
+        self.push_raw(&other.bytes[other.range(i)]);
+    }
+
     /// Appends every position of `other`.
     pub fn extend(&mut self, other: &TraceSet) {
         self.bytes.reserve(other.bytes.len());
@@ -512,43 +517,52 @@ impl TraceSet {
     /// The first record that is malformed or does not end where the next
     /// begins.
     pub fn from_raw_parts(bytes: Vec<u8>, starts: &[u64]) -> Result<TraceSet, RecordError> {
-        let mut set = TraceSet {
-            bytes: Vec::new(),
-            starts: Vec::with_capacity(starts.len()),
-            bases: Vec::new(),
-        };
-        let mut expected = 0usize;
-        for (i, &s) in starts.iter().enumerate() {
-            let s = s as usize;
-            let end = starts.get(i + 1).map_or(bytes.len(), |&e| e as usize);
-            if s != expected || end < s || end > bytes.len() {
-                return Err(RecordError {
-                    at: s,
-                    reason: "record starts out of order",
-                });
-            }
-            let len = PositionView::checked_len(&bytes[s..end])
-                .map_err(|reason| RecordError { at: s, reason })?;
-            if len != end - s {
-                return Err(RecordError {
-                    at: s,
-                    reason: "record length differs from its start table",
-                });
-            }
-            expected = end;
-            if i.is_multiple_of(1 << BASE_SHIFT) {
-                set.bases.push(s as u64);
-            }
-            set.starts
-                .push((s as u64 - set.bases.last().expect("a base")) as u32);
-        }
-        if expected != bytes.len() {
+        use rayon::prelude::*;
+        /// Records checked per unit of parallel work.
+        const CHECK_CHUNK: usize = 4096;
+        let n = starts.len();
+        // Every record ends where the next begins (checked in parallel).
+        (0..n.div_ceil(CHECK_CHUNK))
+            .into_par_iter()
+            .try_for_each(|c| {
+                for i in c * CHECK_CHUNK..((c + 1) * CHECK_CHUNK).min(n) {
+                    let s = starts[i] as usize;
+                    let end = starts.get(i + 1).map_or(bytes.len(), |&e| e as usize);
+                    if (i == 0 && s != 0) || end < s || end > bytes.len() {
+                        return Err(RecordError {
+                            at: s,
+                            reason: "record starts out of order",
+                        });
+                    }
+                    let len = PositionView::checked_len(&bytes[s..end])
+                        .map_err(|reason| RecordError { at: s, reason })?;
+                    if len != end - s {
+                        return Err(RecordError {
+                            at: s,
+                            reason: "record length differs from its start table",
+                        });
+                    }
+                }
+                Ok(())
+            })?;
+        if n == 0 && !bytes.is_empty() {
             return Err(RecordError {
-                at: expected,
+                at: 0,
                 reason: "bytes after the last record",
             });
         }
-        set.bytes = bytes;
+        let mut set = TraceSet {
+            bytes,
+            starts: Vec::with_capacity(n),
+            bases: Vec::new(),
+        };
+        for (i, &s) in starts.iter().enumerate() {
+            if i.is_multiple_of(1 << BASE_SHIFT) {
+                set.bases.push(s);
+            }
+            set.starts
+                .push((s - set.bases.last().expect("a base")) as u32);
+        }
         Ok(set)
     }
 }
@@ -704,30 +718,37 @@ impl<'a> PositionView<'a> {
             }
         }
         get(at.saturating_sub(1))?;
-        let mut pos = at;
-        let mut entry: isize = -1;
+        let mut rest = bytes[at..].iter();
+        let mut entry: usize = usize::MAX;
         for _ in 0..count {
-            let b = get(pos)?;
-            let (delta, coef, len) = match (b & 63, b >> 6) {
-                (d, code) if d != 0 => (d as usize, SHORT_COEF[code as usize], 1),
-                (_, ESCAPE_PLUS) => (get(pos + 1)? as usize, 1, 2),
-                (_, ESCAPE_MINUS) => (get(pos + 1)? as usize, -1, 2),
-                (_, ESCAPE_BYTE) => (get(pos + 1)? as usize, get(pos + 2)? as i8 as i16, 3),
+            let b = *rest.next().ok_or("record cut short")?;
+            if b & 63 != 0 {
+                entry = entry.wrapping_add((b & 63) as usize);
+                continue;
+            }
+            let mut next = || rest.next().copied().ok_or("record cut short");
+            let (delta, coef) = match b >> 6 {
+                ESCAPE_PLUS => (next()? as usize, 1),
+                ESCAPE_MINUS => (next()? as usize, -1),
+                ESCAPE_BYTE => (next()? as usize, next()? as i8 as i16),
                 _ => (
-                    u16::from_le_bytes([get(pos + 1)?, get(pos + 2)?]) as usize,
-                    i16::from_le_bytes([get(pos + 3)?, get(pos + 4)?]),
-                    5,
+                    u16::from_le_bytes([next()?, next()?]) as usize,
+                    i16::from_le_bytes([next()?, next()?]),
                 ),
             };
             if delta == 0 || coef == 0 {
                 return Err("zero entry difference or count");
             }
-            entry += delta as isize;
-            if entry >= engine::eval::NUM_ENTRIES as isize {
+            entry = entry.wrapping_add(delta);
+            if entry >= engine::eval::NUM_ENTRIES {
                 return Err("entry index out of range");
             }
-            pos += len;
         }
+        // Entries only grow: the last one bounds them all.
+        if count > 0 && entry >= engine::eval::NUM_ENTRIES {
+            return Err("entry index out of range");
+        }
+        let pos = bytes.len() - rest.len();
         Ok(pos)
     }
 
