@@ -134,6 +134,7 @@ fn header_text(meta: &CacheMeta) -> String {
 /// Writes a cache block by block.
 pub struct CacheWriter {
     file: AtomicFile,
+    block_positions: usize,
     pending: TraceSet,
     positions: u64,
     record_bytes: u64,
@@ -148,6 +149,21 @@ impl CacheWriter {
     /// # Errors
     /// When the file cannot be created or written.
     pub fn create(path: &Path, meta: &CacheMeta) -> Result<CacheWriter, CacheError> {
+        Self::with_block_positions(path, meta, BLOCK_POSITIONS)
+    }
+
+    /// As [`CacheWriter::create`], with blocks of `block_positions`
+    /// positions (1 … [`BLOCK_POSITIONS`]; smaller blocks shuffle finer
+    /// when streamed).
+    ///
+    /// # Errors
+    /// When the file cannot be created or written.
+    pub fn with_block_positions(
+        path: &Path,
+        meta: &CacheMeta,
+        block_positions: usize,
+    ) -> Result<CacheWriter, CacheError> {
+        let block_positions = block_positions.clamp(1, BLOCK_POSITIONS);
         let mut file = AtomicFile::create(path)?;
         let text = header_text(meta);
         let mut chain = Hasher::new();
@@ -166,6 +182,7 @@ impl CacheWriter {
         file.write_all(&h.finish().to_le_bytes()).map_err(io)?;
         Ok(CacheWriter {
             file,
+            block_positions,
             pending: TraceSet::new(),
             positions: 0,
             record_bytes: 0,
@@ -188,7 +205,7 @@ impl CacheWriter {
     pub fn append(&mut self, set: &TraceSet) -> Result<(), CacheError> {
         for i in 0..set.len() {
             self.pending.push_record_of(set, i);
-            if self.pending.len() == BLOCK_POSITIONS {
+            if self.pending.len() == self.block_positions {
                 self.write_block()?;
             }
         }
@@ -265,8 +282,9 @@ pub struct CacheReader {
     meta: CacheMeta,
     positions: u64,
     record_bytes: u64,
-    /// File offset and position count of every block.
-    blocks: Vec<(u64, usize)>,
+    /// File offset, position count and first position of every block.
+    blocks: Vec<(u64, usize, u64)>,
+    checksum: u64,
 }
 
 impl CacheReader {
@@ -379,7 +397,7 @@ impl CacheReader {
             }
             file.seek(SeekFrom::Start(at + size - 8)).map_err(io)?;
             chain.write_u64(read_u64(&mut file).map_err(io)?);
-            blocks.push((at, n));
+            blocks.push((at, n, seen_positions));
             seen_positions += n as u64;
             seen_bytes += bytes;
             at += size;
@@ -399,6 +417,7 @@ impl CacheReader {
             positions,
             record_bytes,
             blocks,
+            checksum: chain_sum,
         })
     }
 
@@ -417,6 +436,12 @@ impl CacheReader {
         self.record_bytes
     }
 
+    /// The checksum of the header and every block (from the trailer,
+    /// checked when the cache was opened).
+    pub fn content_checksum(&self) -> u64 {
+        self.checksum
+    }
+
     /// Number of blocks.
     pub fn blocks(&self) -> usize {
         self.blocks.len()
@@ -424,8 +449,7 @@ impl CacheReader {
 
     /// Positions in block `k`, and the index of its first position.
     pub fn block_span(&self, k: usize) -> (u64, usize) {
-        let first = k as u64 * BLOCK_POSITIONS as u64;
-        (first, self.blocks[k].1)
+        (self.blocks[k].2, self.blocks[k].1)
     }
 
     /// Reads block `k` into `set` (appending), checking its checksum and
@@ -434,7 +458,7 @@ impl CacheReader {
     /// # Errors
     /// A read error or a corrupt block.
     pub fn read_block(&mut self, k: usize, set: &mut TraceSet) -> Result<(), CacheError> {
-        let (at, n) = self.blocks[k];
+        let (at, n, first) = self.blocks[k];
         let io = |source| CacheError::Io {
             path: self.path.clone(),
             source,
@@ -451,10 +475,7 @@ impl CacheReader {
         h.write(&records);
         let corrupt = |reason: String| CacheError::Corrupt {
             path: self.path.clone(),
-            reason: format!(
-                "block {k} (positions from {}): {reason}",
-                k * BLOCK_POSITIONS
-            ),
+            reason: format!("block {k} (positions from {first}): {reason}"),
         };
         if h.finish() != sum {
             return Err(corrupt("checksum mismatch".into()));

@@ -14,5 +14,6 @@ pub mod report;
 pub mod source;
 pub mod space;
 pub mod spsa;
+pub mod stream;
 pub mod trace_set;
 pub mod trainer;

@@ -131,7 +131,20 @@ pub fn loss_and_gradient(
     weights: &[f64],
     objective: &Objective,
 ) -> (f64, Vec<f64>) {
-    let n = indices.len();
+    let (loss, mut grad) = loss_and_gradient_sums(set, indices, weights, objective);
+    let scale = 1.0 / indices.len().max(1) as f64;
+    grad.iter_mut().for_each(|g| *g *= scale);
+    (loss * scale, grad)
+}
+
+/// The summed loss and gradient over the positions `indices` of `set`
+/// (not divided by their number: parts of a batch add up).
+pub fn loss_and_gradient_sums(
+    set: &TraceSet,
+    indices: &[u32],
+    weights: &[f64],
+    objective: &Objective,
+) -> (f64, Vec<f64>) {
     let dims = weights.len();
     let parts: Vec<(f64, Vec<f64>)> = indices
         .par_chunks(CHUNK)
@@ -157,9 +170,7 @@ pub fn loss_and_gradient(
             *a += b;
         }
     }
-    let scale = 1.0 / n.max(1) as f64;
-    grad.iter_mut().for_each(|g| *g *= scale);
-    (loss * scale, grad)
+    (loss, grad)
 }
 
 /// Minimises `f` over `[lo, hi]` by golden-section search.

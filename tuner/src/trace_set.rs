@@ -816,7 +816,6 @@ impl PositionView<'_> {
         let (entries, coefs) = (&mut decoded.entries[..n], &mut decoded.coefs[..n]);
         let mut bytes = self.coefficients.iter();
         let mut entry = usize::MAX;
-        let (mut mg, mut eg) = (0.0, 0.0);
         for (slot_e, slot_c) in entries.iter_mut().zip(coefs.iter_mut()) {
             let b = *bytes.next().expect("a complete record");
             let (delta, c) = if b & 63 != 0 {
@@ -826,12 +825,32 @@ impl PositionView<'_> {
                 (d, c as f64)
             };
             entry = entry.wrapping_add(delta);
-            let w = pairs[entry];
-            mg += w[0] * c;
-            eg += w[1] * c;
             *slot_e = entry as u32;
             *slot_c = c;
         }
+        // Four independent (mg, eg) sums: no chain of dependent additions.
+        let mut acc = [[0.0f64; 2]; 4];
+        let mut quads_e = entries.chunks_exact(4);
+        let mut quads_c = coefs.chunks_exact(4);
+        for (e4, c4) in (&mut quads_e).zip(&mut quads_c) {
+            for j in 0..4 {
+                let w = pairs[e4[j] as usize];
+                acc[j][0] += w[0] * c4[j];
+                acc[j][1] += w[1] * c4[j];
+            }
+        }
+        for (j, (&e, &c)) in quads_e
+            .remainder()
+            .iter()
+            .zip(quads_c.remainder())
+            .enumerate()
+        {
+            let w = pairs[e as usize];
+            acc[j][0] += w[0] * c;
+            acc[j][1] += w[1] * c;
+        }
+        let mg = (acc[0][0] + acc[1][0]) + (acc[2][0] + acc[3][0]);
+        let eg = (acc[0][1] + acc[1][1]) + (acc[2][1] + acc[3][1]);
         (mg, eg)
     }
 
