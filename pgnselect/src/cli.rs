@@ -51,15 +51,23 @@ taken. Plies are absolute (from the FEN tag's move number for set-up games),
 so a written position's fmvn tells its ply. A candidate then goes through, in
 order: no legal move (dropped), --random-move, --min-pieces, --quiet,
 --max-score. Games are skipped when they have no result (* or no Result tag),
-a Termination tag other than normal/adjudication (time forfeit, abandoned,
-rules infraction, unterminated, ...), a player below --min-elo (or unrated),
-fewer than --min-game-plies plies, a non-standard Variant, or (with
---result-check) a final position whose search contradicts the result.
+a player below --min-elo (or unrated), fewer than --min-game-plies plies, a
+Variant tag other than standard chess (standard, chess, normal, from
+position, classical; any case), (with --result-check) a final position
+whose search contradicts the result, or a Termination tag saying that the
+result does not reflect the play: one containing (any case) time forfeit,
+on time, forfeit, abandon, unterminated, infraction, illegal, stalled,
+disconnect, crash, emergency or death, or exactly time or timeout. Every
+other Termination (normal, adjudication, GUI TB adjudication, 3-fold rep,
+50-move rule, TCEC draw rule, checkmate, resign, ...) is kept.
 
-Malformed games (illegal or ambiguous moves, broken tag lines, bad FEN tag,
-text cut short without a result marker, invalid UTF-8) are reported on
-stderr as FILE:LINE: game N: reason, skipped and counted; the summary at the
-end gives games read, skipped by reason, malformed, positions written and
+Malformed games (illegal or ambiguous moves, stray tokens, broken tag lines,
+bad FEN tag, a comment or variation never closed, text cut short without a
+result marker, invalid UTF-8) are reported on stderr as FILE:LINE: game N:
+reason, skipped and counted; a comment that runs into the next game costs
+only its own game. Long algebraic moves (e2-e4, Ng1-f3) and promotions
+written without '=' (a8Q) are read as what they mean. The summary at the end
+gives games read, skipped by reason, malformed, positions written and
 duplicates dropped.
 
 Output lines read back with engine::formats::labeled (the tuner and the labeler):
@@ -224,6 +232,11 @@ pub struct Cli {
     /// Never show the progress bar (it is shown only on a terminal anyway).
     #[arg(long)]
     pub no_progress: bool,
+
+    /// Also write the run's summary as JSON to FILE (counts, games and
+    /// positions skipped by reason, timings, rates).
+    #[arg(long, value_name = "FILE")]
+    pub summary: Option<PathBuf>,
 }
 
 impl Cli {

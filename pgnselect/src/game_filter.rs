@@ -1,97 +1,21 @@
-//! The tags a game is judged by and the game-level filters.
+//! The game-level filters: which games pgnselect uses, judged by their
+//! tags ([`GameTags`], shared with makebook) before the moves are read, and
+//! by their length after.
 //!
-//! [`GameHeader`] keeps the tags pgnselect looks at (result, ratings,
-//! termination, variant, starting FEN). [`GameFilter`] decides from them,
-//! before the moves are read, whether a game is used, and after the moves
-//! whether it was long enough; a rejected game is counted under its
-//! [`SkipReason`]. A `Termination` tag is normal when it is absent, `normal`
-//! or `adjudication`; anything else (`time forfeit`, `abandoned`, `rules
-//! infraction`, `unterminated`, `emergency`, `death`) means the result does
-//! not reflect the play on the board.
+//! A rejected game is counted under its [`SkipReason`]. The `Termination`
+//! tag is free text in real files; a game is dropped only when it names a
+//! termination that means the result does not reflect the play (see
+//! [`engine::formats::pgn_tags::UNREPRESENTATIVE_TERMINATIONS`]).
 
-use engine::chess::position::parse_fen;
 use engine::formats::labeled::GameResult;
-use pgn_reader::RawTag;
-use shakmaty::Chess;
-
-/// `Termination` values whose result reflects the play.
-const NORMAL_TERMINATIONS: [&str; 2] = ["normal", "adjudication"];
-
-/// `Variant` values that mean standard chess.
-const STANDARD_VARIANTS: [&str; 4] = ["", "standard", "chess", "from position"];
-
-/// The tags of one game that pgnselect uses.
-#[derive(Debug, Clone, Default)]
-pub struct GameHeader {
-    /// Whether any tag was seen.
-    pub any_tag: bool,
-    /// The `Result` tag, when it states a finished game.
-    pub result: Option<GameResult>,
-    /// `WhiteElo`, when a number.
-    pub white_elo: Option<u32>,
-    /// `BlackElo`, when a number.
-    pub black_elo: Option<u32>,
-    /// The `Termination` tag.
-    pub termination: Option<String>,
-    /// The `Variant` tag.
-    pub variant: Option<String>,
-    /// The `FEN` tag.
-    pub fen: Option<String>,
-    /// The name of the first tag whose value is not valid UTF-8.
-    pub invalid_utf8_tag: Option<String>,
-}
-
-impl GameHeader {
-    /// Records one tag.
-    pub fn record(&mut self, name: &[u8], value: RawTag<'_>) {
-        self.any_tag = true;
-        let Ok(text) = std::str::from_utf8(value.as_bytes()) else {
-            if self.invalid_utf8_tag.is_none() {
-                self.invalid_utf8_tag = Some(String::from_utf8_lossy(name).into_owned());
-            }
-            return;
-        };
-        match name {
-            b"Result" => self.result = GameResult::parse(text),
-            b"WhiteElo" => self.white_elo = text.trim().parse().ok(),
-            b"BlackElo" => self.black_elo = text.trim().parse().ok(),
-            b"Termination" => self.termination = Some(text.to_string()),
-            b"Variant" => self.variant = Some(text.to_string()),
-            b"FEN" => self.fen = Some(text.to_string()),
-            _ => {}
-        }
-    }
-
-    /// The starting position.
-    ///
-    /// # Errors
-    /// A description when the `FEN` tag is not a legal position.
-    pub fn start_position(&self) -> Result<Chess, String> {
-        match &self.fen {
-            None => Ok(Chess::default()),
-            Some(fen) => parse_fen(fen).map_err(|e| format!("bad FEN tag: {e}")),
-        }
-    }
-
-    fn is_standard_chess(&self) -> bool {
-        self.variant
-            .as_deref()
-            .is_none_or(|v| STANDARD_VARIANTS.contains(&v.trim().to_ascii_lowercase().as_str()))
-    }
-
-    fn terminated_normally(&self) -> bool {
-        self.termination
-            .as_deref()
-            .is_none_or(|t| NORMAL_TERMINATIONS.contains(&t.trim().to_ascii_lowercase().as_str()))
-    }
-}
+use engine::formats::pgn_tags::GameTags;
 
 /// Why a well-formed game was not used.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SkipReason {
     /// No `Result` tag, or `*`.
     NoResult,
-    /// A `Termination` tag that is not normal.
+    /// A `Termination` tag saying the result does not reflect the play.
     AbnormalTermination,
     /// A player below `--min-elo`, or a rating missing.
     BelowMinElo,
@@ -115,17 +39,17 @@ impl GameFilter {
     ///
     /// # Errors
     /// The reason the game is skipped.
-    pub fn admit(&self, header: &GameHeader) -> Result<GameResult, SkipReason> {
-        if !header.is_standard_chess() {
+    pub fn admit(&self, tags: &GameTags) -> Result<GameResult, SkipReason> {
+        if !tags.is_standard_chess() {
             return Err(SkipReason::NotStandardChess);
         }
-        let result = header.result.ok_or(SkipReason::NoResult)?;
-        if !header.terminated_normally() {
+        let result = tags.result.ok_or(SkipReason::NoResult)?;
+        if !tags.result_reflects_play() {
             return Err(SkipReason::AbnormalTermination);
         }
         if let Some(min) = self.min_elo {
             let rated = |elo: Option<u32>| elo.is_some_and(|e| e >= min);
-            if !rated(header.white_elo) || !rated(header.black_elo) {
+            if !rated(tags.white_elo) || !rated(tags.black_elo) {
                 return Err(SkipReason::BelowMinElo);
             }
         }
@@ -148,13 +72,14 @@ impl GameFilter {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use pgn_reader::RawTag;
 
-    fn header(tags: &[(&str, &str)]) -> GameHeader {
-        let mut h = GameHeader::default();
-        for (name, value) in tags {
-            h.record(name.as_bytes(), RawTag(value.as_bytes()));
+    fn tags(list: &[(&str, &str)]) -> GameTags {
+        let mut t = GameTags::default();
+        for (name, value) in list {
+            t.record(name.as_bytes(), RawTag(value.as_bytes()));
         }
-        h
+        t
     }
 
     #[test]
@@ -168,26 +93,31 @@ mod tests {
             ("WhiteElo", "2100"),
             ("BlackElo", "2000"),
         ];
-        assert_eq!(filter.admit(&header(&good)), Ok(GameResult::WhiteWin));
-        let mut tags = good.to_vec();
-        tags.push(("Termination", "Time forfeit"));
+        assert_eq!(filter.admit(&tags(&good)), Ok(GameResult::WhiteWin));
+        let mut list = good.to_vec();
+        list.push(("Termination", "Time forfeit"));
         assert_eq!(
-            filter.admit(&header(&tags)),
+            filter.admit(&tags(&list)),
             Err(SkipReason::AbnormalTermination)
         );
-        tags.pop();
-        tags.push(("Termination", "Normal"));
-        assert!(filter.admit(&header(&tags)).is_ok());
+        list.pop();
+        for kept in ["Normal", "GUI adjudication", "3-fold rep", "TCEC Draw Rule"] {
+            list.push(("Termination", kept));
+            assert!(filter.admit(&tags(&list)).is_ok(), "{kept}");
+            list.pop();
+        }
+        list.push(("Variant", "normal"));
+        assert!(filter.admit(&tags(&list)).is_ok());
         assert_eq!(
-            filter.admit(&header(&[("Result", "*")])),
+            filter.admit(&tags(&[("Result", "*")])),
             Err(SkipReason::NoResult)
         );
         assert_eq!(
-            filter.admit(&header(&[("Result", "1-0"), ("WhiteElo", "2100")])),
+            filter.admit(&tags(&[("Result", "1-0"), ("WhiteElo", "2100")])),
             Err(SkipReason::BelowMinElo)
         );
         assert_eq!(
-            filter.admit(&header(&[("Result", "1-0"), ("Variant", "Atomic")])),
+            filter.admit(&tags(&[("Result", "1-0"), ("Variant", "Atomic")])),
             Err(SkipReason::NotStandardChess)
         );
     }

@@ -6,23 +6,24 @@
 //! For the others it plays every move of the main line (variations are
 //! skipped), so an illegal or ambiguous move anywhere makes the game
 //! malformed, and remembers the positions at the sampled plies as
-//! [`Candidate`]s. A game must end with a termination marker (`1-0`, `0-1`,
-//! `1/2-1/2`, `*`); a game without one was cut short and is malformed.
-//! A comment that runs into the next game (a `{` without its `}`) makes the
-//! game malformed and asks the caller to start reading again at the next
-//! game. The candidates are kept only once the whole game has been read;
-//! the caller then takes them with [`SamplingVisitor::take_candidates`].
+//! [`Candidate`]s. What the reader lets through (a game cut short, stray
+//! tokens, a comment running into the next game) is checked on the game's
+//! text by [`engine::formats::pgn_games::read_games`]; the caller takes the
+//! candidates with [`SamplingVisitor::take_candidates`] only once the game
+//! passed.
 
 use std::ops::ControlFlow;
 
 use engine::chess::position::key;
+use engine::chess::san::resolve_san;
 use engine::formats::labeled::{Castled, GameResult};
-use pgn_reader::{Outcome, RawComment, RawTag, SanPlus, Skip, Visitor};
+use engine::formats::pgn_games::GameVisitor;
+use engine::formats::pgn_tags::GameTags;
+use pgn_reader::{RawTag, SanPlus, Skip, Visitor};
 use shakmaty::{Chess, Position};
 
-use crate::game_filter::{GameFilter, GameHeader, SkipReason};
-use crate::sampling::{GameRng, SamplingRules, game_rng, ply_of};
-use crate::san_move::resolve_san;
+use crate::game_filter::{GameFilter, SkipReason};
+use crate::sampling::{GameRng, SamplingRules, game_rng};
 
 /// What the visitor made of one game.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -59,7 +60,6 @@ pub struct GameInProgress {
     next_candidate: u32,
     plies_played: u32,
     result: GameResult,
-    terminated: bool,
     any_tag: bool,
     castled: Castled,
 }
@@ -87,25 +87,6 @@ pub struct SamplingVisitor {
     candidates: Vec<Candidate>,
     history: Vec<u64>,
     final_position: Chess,
-    unterminated_comment: bool,
-}
-
-/// What is wrong with a game whose comment runs into the next game.
-pub const UNTERMINATED_COMMENT: &str = "unterminated comment: a '{' runs into the next game";
-
-/// Offset of the first game start in `bytes` at or after `from`: a `[`
-/// opening a line that follows a blank line.
-pub fn next_game_start(bytes: &[u8], from: usize) -> Option<usize> {
-    let mut at = from;
-    while let Some(found) = bytes.get(at..)?.iter().position(|&b| b == b'[') {
-        at += found;
-        let before = &bytes[..at];
-        if before.ends_with(b"\n\n") || before.ends_with(b"\n\r\n") {
-            return Some(at);
-        }
-        at += 1;
-    }
-    None
 }
 
 impl SamplingVisitor {
@@ -119,22 +100,13 @@ impl SamplingVisitor {
             candidates: Vec::new(),
             history: Vec::new(),
             final_position: Chess::default(),
-            unterminated_comment: false,
         }
     }
 
-    /// Whether the last game was cut off by a comment running into the
-    /// next game (a `{` without its `}`): the reader then swallowed the
-    /// games that follow, and reading must start again at the next game.
-    pub fn take_unterminated_comment(&mut self) -> bool {
-        std::mem::take(&mut self.unterminated_comment)
-    }
-
-    /// Names the next game: its file and the offset of its first byte,
-    /// which seed its random numbers.
-    pub fn start_game(&mut self, file_index: usize, game_offset: u64) {
+    /// Names the file of the games that follow: with each game's offset in
+    /// it, it seeds the game's random numbers.
+    pub fn set_file(&mut self, file_index: usize) {
         self.file_index = file_index;
-        self.game_offset = game_offset;
     }
 
     /// The candidates of the last game read (valid after
@@ -180,18 +152,24 @@ impl SamplingVisitor {
     }
 }
 
+impl GameVisitor for SamplingVisitor {
+    fn begin_game(&mut self, stream_offset: u64) {
+        self.game_offset = stream_offset;
+    }
+}
+
 impl Visitor for SamplingVisitor {
-    type Tags = GameHeader;
+    type Tags = GameTags;
     type Movetext = GameInProgress;
     type Output = GameVerdict;
 
-    fn begin_tags(&mut self) -> ControlFlow<GameVerdict, GameHeader> {
-        ControlFlow::Continue(GameHeader::default())
+    fn begin_tags(&mut self) -> ControlFlow<GameVerdict, GameTags> {
+        ControlFlow::Continue(GameTags::default())
     }
 
     fn tag(
         &mut self,
-        tags: &mut GameHeader,
+        tags: &mut GameTags,
         name: &[u8],
         value: RawTag<'_>,
     ) -> ControlFlow<GameVerdict> {
@@ -199,7 +177,7 @@ impl Visitor for SamplingVisitor {
         ControlFlow::Continue(())
     }
 
-    fn begin_movetext(&mut self, header: GameHeader) -> ControlFlow<GameVerdict, GameInProgress> {
+    fn begin_movetext(&mut self, header: GameTags) -> ControlFlow<GameVerdict, GameInProgress> {
         self.candidates.clear();
         self.history.clear();
         if let Some(tag) = &header.invalid_utf8_tag {
@@ -218,19 +196,17 @@ impl Visitor for SamplingVisitor {
             // least has no result.
             GameResult::Draw
         };
-        let position = match header.start_position() {
-            Ok(position) => position,
-            Err(message) => return ControlFlow::Break(GameVerdict::Malformed(message)),
+        let start = match header.start_position() {
+            Ok(start) => start,
+            Err(e) => return ControlFlow::Break(GameVerdict::Malformed(e.to_string())),
         };
         self.rng = game_rng(self.settings.seed, self.file_index, self.game_offset);
-        let ply = ply_of(&position);
         let mut game = GameInProgress {
             next_candidate: self.settings.rules.first_candidate(&mut self.rng),
-            position,
-            ply,
+            position: start.position,
+            ply: start.ply,
             plies_played: 0,
             result,
-            terminated: false,
             any_tag,
             castled: Castled::default(),
         };
@@ -264,29 +240,8 @@ impl Visitor for SamplingVisitor {
         ControlFlow::Continue(())
     }
 
-    fn comment(
-        &mut self,
-        _game: &mut GameInProgress,
-        comment: RawComment<'_>,
-    ) -> ControlFlow<GameVerdict> {
-        if next_game_start(comment.as_bytes(), 0).is_some() {
-            self.unterminated_comment = true;
-            return ControlFlow::Break(GameVerdict::Malformed(UNTERMINATED_COMMENT.to_string()));
-        }
-        ControlFlow::Continue(())
-    }
-
     fn begin_variation(&mut self, _game: &mut GameInProgress) -> ControlFlow<GameVerdict, Skip> {
         ControlFlow::Continue(Skip(true))
-    }
-
-    fn outcome(
-        &mut self,
-        game: &mut GameInProgress,
-        _outcome: Outcome,
-    ) -> ControlFlow<GameVerdict> {
-        game.terminated = true;
-        ControlFlow::Continue(())
     }
 
     fn end_game(&mut self, game: GameInProgress) -> GameVerdict {
@@ -297,11 +252,6 @@ impl Visitor for SamplingVisitor {
                 GameVerdict::Skipped(SkipReason::NoResult)
             };
         }
-        if !game.terminated {
-            return GameVerdict::Malformed(
-                "truncated game: the movetext ends without a result marker".to_string(),
-            );
-        }
         if let Err(reason) = self.settings.filter.admit_length(game.plies_played) {
             return GameVerdict::Skipped(reason);
         }
@@ -310,19 +260,5 @@ impl Visitor for SamplingVisitor {
         }
         self.final_position = game.position;
         GameVerdict::Used(game.result)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn game_starts_follow_a_blank_line() {
-        let text = b"[Event \"a\"]\n\n1. e4 {[%clk 0:03:00]} *\n\n[Event \"b\"]\r\n\r\n[x";
-        let second = next_game_start(text, 1).unwrap();
-        assert!(text[second..].starts_with(b"[Event \"b\"]"));
-        assert_eq!(next_game_start(text, second + 1), Some(text.len() - 2));
-        assert_eq!(next_game_start(b"{[%clk 0:03:00]}", 0), None);
     }
 }

@@ -14,7 +14,6 @@ mod output_format;
 mod pipeline;
 mod position_filter;
 mod sampling;
-mod san_move;
 mod stats;
 
 use std::process::ExitCode;
@@ -26,6 +25,7 @@ use clap::Parser;
 use engine::formats::input::open_input;
 use engine::runtime::interrupt::{EXIT_INTERRUPTED, Interrupt};
 use engine::runtime::progress::Progress;
+use engine::runtime::summary::Summary;
 
 use crate::cli::Cli;
 use crate::output_format::OutputSink;
@@ -46,7 +46,19 @@ fn run(cli: &Cli, interrupted: &AtomicBool) -> Result<()> {
     progress.finish();
     let stats = stats?;
     sink.finish()?;
-    eprintln!("{}", stats.summary(input_bytes.get(), started.elapsed()));
+    let elapsed = started.elapsed();
+    eprintln!("{}", stats.summary(input_bytes.get(), elapsed));
+    if let Some(path) = &cli.summary {
+        let mut summary = Summary::new("pgnselect", env!("CARGO_PKG_VERSION"));
+        summary.inputs.clone_from(&cli.inputs);
+        summary.output.clone_from(&cli.output);
+        stats.fill_summary(&mut summary, input_bytes.get(), elapsed);
+        summary
+            .figure("threads", settings.threads)
+            .figure("seed", cli.seed)
+            .figure("format", format!("{:?}", settings.format).to_lowercase());
+        summary.write(path)?;
+    }
     Ok(())
 }
 

@@ -15,7 +15,6 @@
 
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use shakmaty::{Color, Position};
 
 /// The random generator type used for sampling.
 pub type GameRng = ChaCha8Rng;
@@ -82,11 +81,6 @@ pub fn game_rng(seed: u64, file_index: usize, game_offset: u64) -> GameRng {
     key[8..16].copy_from_slice(&(file_index as u64).to_le_bytes());
     key[16..24].copy_from_slice(&game_offset.to_le_bytes());
     GameRng::from_seed(key)
-}
-
-/// The absolute ply of a position: 0 for White's first move.
-pub fn ply_of(pos: &impl Position) -> u32 {
-    2 * (pos.fullmoves().get() - 1) + u32::from(pos.turn() == Color::Black)
 }
 
 #[cfg(test)]

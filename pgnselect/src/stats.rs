@@ -7,6 +7,8 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
+use engine::runtime::summary::Summary;
+
 use crate::game_filter::SkipReason;
 use crate::position_filter::DropReason;
 
@@ -107,6 +109,43 @@ impl SelectionStats {
             + self.skipped_short
             + self.skipped_variant
             + self.skipped_result
+    }
+
+    /// Fills the machine-readable summary (`--summary`): counts, games and
+    /// positions skipped by reason, and the rates.
+    pub fn fill_summary(&self, summary: &mut Summary, input_bytes: u64, elapsed: Duration) {
+        summary
+            .count("games_read", self.games_read)
+            .count("games_used", self.games_used)
+            .count("positions_sampled", self.candidates)
+            .count("positions_written", self.written)
+            .count("searches", self.searches)
+            .count("search_nodes", self.search_nodes)
+            .count("input_bytes", input_bytes)
+            .skip("games_no_result", self.skipped_no_result)
+            .skip("games_abnormal_termination", self.skipped_termination)
+            .skip("games_below_min_elo", self.skipped_elo)
+            .skip("games_too_short", self.skipped_short)
+            .skip("games_other_variant", self.skipped_variant)
+            .skip("games_result_contradicted", self.skipped_result)
+            .skip("games_malformed", self.malformed)
+            .skip("positions_no_legal_move", self.dropped_game_over)
+            .skip("positions_few_pieces", self.dropped_few_pieces)
+            .skip("positions_not_quiet", self.dropped_not_quiet)
+            .skip("positions_beyond_max_score", self.dropped_score)
+            .skip("positions_duplicate", self.duplicates)
+            .timing("total_seconds", elapsed)
+            .rate(
+                "megabytes_per_second",
+                input_bytes as f64 / BYTES_PER_MEGABYTE,
+                elapsed,
+            )
+            .rate("positions_per_second", self.written as f64, elapsed)
+            .rate(
+                "searched_positions_per_second",
+                self.searches as f64,
+                elapsed,
+            );
     }
 
     /// The end-of-run summary, several lines, without a trailing newline.

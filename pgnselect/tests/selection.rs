@@ -233,7 +233,8 @@ fn malformed_games_are_reported_skipped_and_counted() {
     // Game 11: a comment that is never closed (it would swallow the games
     // up to the next '}' if reading did not start again at game 12).
     corrupt(&mut text, 11, "1.", "{ never closed 1.");
-    // Game 13: a comment that is closed, so only game 12 is swallowed.
+    // Game 13: a comment that is closed, so only game 12 is swallowed; the
+    // '}' is then a stray token of game 13.
     corrupt(&mut text, 13, "1.", "} 1.");
     let mut bytes = text.into_bytes();
     // Game 9: invalid UTF-8 in a tag.
@@ -264,9 +265,9 @@ fn malformed_games_are_reported_skipped_and_counted() {
 
     let (stdout, stderr) = run_ok(&[path.to_str().unwrap()]);
     assert_eq!(count(&stderr, " games read"), 300, "{stderr}");
-    assert_eq!(count_after(&stderr, "malformed "), 8, "{stderr}");
-    assert_eq!(count_after(&stderr, "games used "), 292, "{stderr}");
-    for game in [1, 3, 5, 7, 9, 11, 15, 300] {
+    assert_eq!(count_after(&stderr, "malformed "), 9, "{stderr}");
+    assert_eq!(count_after(&stderr, "games used "), 291, "{stderr}");
+    for game in [1, 3, 5, 7, 9, 11, 13, 15, 300] {
         let needle = format!(": game {game}: ");
         let line = stderr
             .lines()
@@ -276,6 +277,11 @@ fn malformed_games_are_reported_skipped_and_counted() {
     }
     // Game 1's illegal move is on line 14 of the file.
     assert!(stderr.contains("corrupt.pgn:14: game 1: "), "{stderr}");
+    assert!(
+        stderr.contains("game 13: stray token \"}\" in the movetext"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("game 300: truncated game"), "{stderr}");
     assert!(read_back(&stdout).len() > 1500);
 }
 

@@ -1,8 +1,10 @@
 //! The rules of chess as the engine needs them on top of shakmaty: positions
 //! from and to FEN, Zobrist keys, move notation helpers ([`position`]), the
-//! move generation the search needs beyond shakmaty's ([`movegen`]) and perft
-//! ([`perft`]). Part of the core: no I/O, no file formats.
+//! move generation the search needs beyond shakmaty's ([`movegen`]), perft
+//! ([`perft`]) and the fast SAN resolver the PGN readers use ([`san`]).
+//! Part of the core: no I/O, no file formats.
 
 pub mod movegen;
 pub mod perft;
 pub mod position;
+pub mod san;

@@ -8,7 +8,7 @@
 //! hands every other move to shakmaty. The answers are the same as shakmaty's (a move
 //! whose capture mark does not match the board is illegal, several legal
 //! candidates are ambiguous), as the tests check on every SAN of random
-//! positions.
+//! positions. Every tool that reads PGN moves resolves them here.
 
 use shakmaty::attacks::{
     bishop_attacks, king_attacks, knight_attacks, queen_attacks, rook_attacks,
@@ -214,7 +214,7 @@ mod tests {
                                     resolve_san(&pos, san),
                                     san.to_move(&pos),
                                     "{san} in {}",
-                                    engine::chess::position::fen_of(&pos)
+                                    crate::chess::position::fen_of(&pos)
                                 );
                                 checked += 1;
                             }
@@ -231,7 +231,7 @@ mod tests {
     #[test]
     fn pins_ambiguity_and_capture_marks() {
         let pos =
-            engine::chess::position::parse_fen("4k3/4r3/8/8/8/2N3N1/4N3/4K3 w - - 0 1").unwrap();
+            crate::chess::position::parse_fen("4k3/4r3/8/8/8/2N3N1/4N3/4K3 w - - 0 1").unwrap();
         let san = |text: &str| resolve_san(&pos, text.parse::<San>().unwrap());
         // The e2 knight is pinned; c3 and g3 both reach e4.
         assert_eq!(san("Nd4"), Err(SanError::IllegalSan));
