@@ -58,6 +58,9 @@ fi
 log() { echo "$(date -u +%H:%M:%S) $*" | tee -a "$LOG"; }
 
 # A deterministic shuffle (awk's srand is seeded; sort by the random key).
+# take N FILE...: the first N lines of the shuffled files (the whole shuffle is
+# read, so that no stage of the pipe dies of SIGPIPE under pipefail).
+take() { local n=$1; shift; shuffle "$@" | awk -v n="$n" 'NR <= n'; }
 shuffle() { awk -v seed="$SEED" 'BEGIN { srand(seed) } { printf "%.12f\t%s\n", rand(), $0 }' "$@" \
     | sort -t $'\t' -k1,1 | cut -f2-; }
 
@@ -95,11 +98,11 @@ if [ ! -s "$DIR/pgn-train.epd" ]; then
     for f in "$PGN_DIR"/*.pgn; do [ "$(basename "$f")" = "$HELD_OUT" ] || train_pgns+=("$f"); done
     "$BIN/pgnselect" --quiet --min-gap 1 --max-gap 6 --seed "$SEED" --threads "$THREADS" --no-progress \
         -o "$DIR/pgn-all.epd" "${train_pgns[@]}" 2>>"$LOG"
-    shuffle "$DIR/pgn-all.epd" | head -n "$N" >"$DIR/pgn-train.epd"
+    take "$N" "$DIR/pgn-all.epd" >"$DIR/pgn-train.epd"
     [ "$(wc -l <"$DIR/pgn-train.epd")" -eq "$N" ] || { log "not enough master positions"; exit 1; }
     "$BIN/pgnselect" --quiet --min-gap 1 --max-gap 6 --seed "$SEED" --no-progress \
         -o "$DIR/pgn-val-all.epd" "$PGN_DIR/$HELD_OUT" 2>>"$LOG"
-    shuffle "$DIR/pgn-val-all.epd" | head -n "$VALIDATION" >"$DIR/pgn-validation.epd"
+    take "$VALIDATION" "$DIR/pgn-val-all.epd" >"$DIR/pgn-validation.epd"
 fi
 if [ ! -s "$DIR/both-train.epd" ]; then
     { head -n "$((N / 2))" "$DIR/selfplay-train.epd"; head -n "$((N - N / 2))" "$DIR/pgn-train.epd"; } \
