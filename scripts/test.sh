@@ -22,3 +22,17 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 fi
 
 cargo test --release --workspace "$@"
+
+# The README's first command, end to end at toy sizes (about 15 s): every step
+# runs and the report is made from the tools' summaries.
+if [ $# -eq 0 ]; then
+    run=$(mktemp -d)
+    trap 'rm -rf "$run"' EXIT
+    scripts/pipeline.sh --run-dir "$run/pipeline" --selfplay-games 6 --validation-games 2 \
+        --selfplay-nodes 300 --epochs 3 --games 2 --match-nodes 300 --shipped-games 2 >/dev/null
+    grep -q '^| 1 | start | ' "$run/pipeline/report.md" || {
+        echo "pipeline smoke run: no generation row in its report" >&2
+        exit 1
+    }
+    echo "pipeline smoke run: ok"
+fi
