@@ -557,6 +557,11 @@ fn read_params(path: &Path) -> Result<Params> {
 }
 
 fn selfplay_command(args: SelfplayArgs) -> Result<ExitCode> {
+    // Before anything is read or created: no output may be an input.
+    let mut outputs = vec![args.output.clone(), resume::sidecar_path(&args.output)];
+    outputs.extend(args.summary.clone());
+    let inputs: Vec<&PathBuf> = args.openings.iter().chain(&args.params).collect();
+    engine::formats::atomic_file::check_outputs(&outputs, &inputs)?;
     let summary_path = args.summary.clone();
     let settings = selfplay_settings(args)?;
     let interrupt = RuntimeInterrupt::new();

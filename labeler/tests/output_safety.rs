@@ -136,3 +136,41 @@ fn rejects_are_written_atomically_and_merge_never_overwrites_a_shard() {
     assert_clean_failure(&out, "the output is the input");
     assert_eq!(std::fs::read_to_string(&shard).unwrap(), before);
 }
+
+#[test]
+fn selfplay_outputs_named_like_its_inputs_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let openings = write(dir.path(), "openings.epd", POSITIONS);
+    let summary = dir.path().join("summary.json");
+    let out_path = dir.path().join("out.epd");
+    let cases: Vec<Vec<&Path>> = vec![
+        // The output, with --overwrite (which empties an output at once).
+        vec![Path::new("--overwrite"), Path::new("-o"), &openings],
+        // The summary.
+        vec![
+            Path::new("-o"),
+            &out_path,
+            Path::new("--summary"),
+            &openings,
+        ],
+    ];
+    for args in cases {
+        let out = Command::new(env!("CARGO_BIN_EXE_labeler"))
+            .args([
+                "selfplay",
+                "--games",
+                "1",
+                "--nodes",
+                "200",
+                "--no-progress",
+            ])
+            .arg("--openings")
+            .arg(&openings)
+            .args(&args)
+            .output()
+            .unwrap();
+        assert_clean_failure(&out, "the output is the input");
+        assert_eq!(std::fs::read_to_string(&openings).unwrap(), POSITIONS);
+        assert!(!summary.exists());
+    }
+}

@@ -251,6 +251,10 @@ fn write_stdout(text: &str) -> Result<()> {
 }
 
 fn run_eco(args: EcoArgs) -> Result<()> {
+    // The summary may not be an input either (the output is checked by
+    // the run itself).
+    let outputs: Vec<&PathBuf> = args.output.iter().chain(&args.summary).collect();
+    engine::formats::atomic_file::check_outputs(&outputs, &args.inputs)?;
     let interrupt = Interrupt::new();
     // Without the handler Ctrl-C still stops the run (no output either way).
     let _ = interrupt.install(Some("stopping: no output is written"));

@@ -53,6 +53,25 @@ fn a_book_named_like_an_input_is_refused() {
 }
 
 #[test]
+fn eco_output_named_like_its_input_is_refused() {
+    let f = Fixtures::new();
+    let pgn = f.file("games.pgn", GAMES);
+    let link = f.path("link.pgn");
+    std::os::unix::fs::symlink(&pgn, &link).unwrap();
+    for output in [&pgn, &link] {
+        let out = makebook()
+            .arg("eco")
+            .arg("-o")
+            .arg(output)
+            .arg(&pgn)
+            .output()
+            .unwrap();
+        assert_clean_failure(&out, "the output is the input");
+        assert_eq!(std::fs::read_to_string(&pgn).unwrap(), GAMES);
+    }
+}
+
+#[test]
 fn devices_are_written_to_and_full_ones_are_errors() {
     let f = Fixtures::new();
     let pgn = f.file("games.pgn", GAMES);
