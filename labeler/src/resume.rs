@@ -405,6 +405,25 @@ fn start_fresh(output: &Path, sidecar: &Path, identity: &RunIdentity) -> Result<
     // Empty the output first: an empty output always means "start fresh",
     // whatever a stale sidecar says, so a crash between the two steps is
     // harmless.
+    let (output, sidecar) = create_fresh(output, sidecar, identity)?;
+    Ok(ResumedOutput {
+        output,
+        sidecar,
+        jobs_done: 0,
+        earlier_failures: Vec::new(),
+    })
+}
+
+/// Empties (or creates) `output`, writes `identity`'s header as the new
+/// `sidecar` (atomically), and opens both for appending.
+///
+/// # Errors
+/// When a file cannot be created or written, naming it.
+pub fn create_fresh(
+    output: &Path,
+    sidecar: &Path,
+    identity: &RunIdentity,
+) -> Result<(BufWriter<File>, BufWriter<File>)> {
     File::create(output).with_context(|| format!("creating {}", output.display()))?;
     let mut header = engine::formats::atomic_file::AtomicFile::create(sidecar)
         .with_context(|| format!("creating {}", sidecar.display()))?;
@@ -414,12 +433,7 @@ fn start_fresh(output: &Path, sidecar: &Path, identity: &RunIdentity) -> Result<
     header
         .commit()
         .with_context(|| format!("writing {}", sidecar.display()))?;
-    Ok(ResumedOutput {
-        output: open_append(output)?,
-        sidecar: open_append(sidecar)?,
-        jobs_done: 0,
-        earlier_failures: Vec::new(),
-    })
+    Ok((open_append(output)?, open_append(sidecar)?))
 }
 
 #[cfg(test)]
