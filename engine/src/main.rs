@@ -1,6 +1,7 @@
 //! The `engine` binary: a UCI chess engine (no arguments) and its
 //! benchmarking and testing commands.
 
+use engine::runtime::exit::is_broken_pipe;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
@@ -330,14 +331,6 @@ const DEFAULT_DRAW_MOVES: u32 = 8;
 const DEFAULT_DRAW_AFTER: u32 = 60;
 /// Time control when no limit is given.
 const DEFAULT_TIME_CONTROL: &str = "10+0.1";
-
-fn is_broken_pipe(error: &anyhow::Error) -> bool {
-    error.chain().any(|cause| {
-        cause
-            .downcast_ref::<std::io::Error>()
-            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
-    })
-}
 
 fn main() -> ExitCode {
     match run(Cli::parse()) {

@@ -20,6 +20,7 @@ mod inspect;
 mod pgn_scan;
 mod weighting;
 
+use engine::runtime::exit::is_broken_pipe;
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -318,14 +319,6 @@ fn run(cli: Cli) -> Result<()> {
         Some(Command::Stats(args)) => write_stdout(&inspect::stats(&args.book)?),
         Some(Command::Eco(args)) => run_eco(args),
     }
-}
-
-fn is_broken_pipe(error: &anyhow::Error) -> bool {
-    error.chain().any(|cause| {
-        cause
-            .downcast_ref::<std::io::Error>()
-            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
-    })
 }
 
 fn main() -> ExitCode {

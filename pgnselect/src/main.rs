@@ -16,6 +16,7 @@ mod position_filter;
 mod sampling;
 mod stats;
 
+use engine::runtime::exit::is_broken_pipe;
 use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
@@ -66,14 +67,6 @@ fn run(cli: &Cli, interrupted: &AtomicBool) -> Result<()> {
         summary.write(path)?;
     }
     Ok(())
-}
-
-fn is_broken_pipe(error: &anyhow::Error) -> bool {
-    error.chain().any(|cause| {
-        cause
-            .downcast_ref::<std::io::Error>()
-            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
-    })
 }
 
 fn main() -> ExitCode {

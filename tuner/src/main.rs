@@ -2,6 +2,7 @@
 //! logistic regression (Texel tuning) with exact gradients, and writes the
 //! tuned weights as a params file and as the engine's generated `params.rs`.
 
+use engine::runtime::exit::is_broken_pipe;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -492,14 +493,6 @@ fn progress_bar(what: &str) -> indicatif::ProgressBar {
     );
     bar.enable_steady_tick(std::time::Duration::from_millis(200));
     bar
-}
-
-fn is_broken_pipe(error: &anyhow::Error) -> bool {
-    error.chain().any(|cause| {
-        cause
-            .downcast_ref::<std::io::Error>()
-            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
-    })
 }
 
 fn main() -> ExitCode {
