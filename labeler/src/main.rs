@@ -249,6 +249,10 @@ struct LabelArgs {
     /// Never show the progress bar.
     #[arg(long)]
     no_progress: bool,
+    /// Also write the run's summary as JSON to FILE (positions labeled,
+    /// results, endings, rejected lines and failed positions).
+    #[arg(long, value_name = "FILE")]
+    summary: Option<PathBuf>,
 }
 
 /// Adjudication and length of the games (labeling and self-play alike).
@@ -604,9 +608,18 @@ fn main() -> ExitCode {
 }
 
 fn label(args: LabelArgs) -> Result<ExitCode> {
+    let started = std::time::Instant::now();
+    let summary_path = args.summary.clone();
+    let inputs = args.inputs.clone();
     let settings = settings_of(args)?;
     let interrupt = install_interrupt()?;
-    let (_, interrupted) = run(&settings, &interrupt)?;
+    let (stats, interrupted) = run(&settings, &interrupt)?;
+    if let Some(path) = summary_path {
+        let mut json = stats.json_summary(started.elapsed(), interrupted);
+        json.inputs = inputs;
+        json.output = Some(settings.output.clone());
+        json.write(&path)?;
+    }
     Ok(if interrupted {
         ExitCode::from(EXIT_INTERRUPTED)
     } else {

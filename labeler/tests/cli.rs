@@ -126,14 +126,25 @@ fn bad_lines_are_reported_with_line_numbers() {
     );
     let output = dir.path().join("out.epd");
     let rejects = dir.path().join("rejects.txt");
+    let summary = dir.path().join("summary.json");
     let out = run_ok(
         labeler()
             .arg(&input)
             .arg("-o")
             .arg(&output)
             .arg("--rejects")
-            .arg(&rejects),
+            .arg(&rejects)
+            .arg("--summary")
+            .arg(&summary),
     );
+    // The JSON summary counts what the output and the rejects hold.
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap();
+    assert_eq!(json["skipped"]["rejected_lines"], 3);
+    assert_eq!(json["counts"]["labeled"], 2);
+    assert_eq!(json["counts"]["draws"], 2);
+    assert_eq!(json["counts"]["decided_as_given"], 2);
+    assert_eq!(json["figures"]["endings"]["insufficient_material"], 2);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("rejected input lines: 3"), "{stderr}");
     let rejected = std::fs::read_to_string(&rejects).unwrap();
