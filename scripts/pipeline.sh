@@ -100,13 +100,17 @@ step() { # name, command...
     printf '   done in %.1fs\n' "${SECONDS_OF[$name]}" | tee -a "$LOG"
 }
 
+# A figure of a step's JSON summary (--summary FILE): json STEP JQ-FILTER.
+json() { jq -r "$2" "$RUN_DIR/$1.json"; }
+command -v jq >/dev/null || { echo "pipeline: jq is needed to read the steps' JSON summaries (apt install jq)" >&2; exit 2; }
+
 echo "pipeline: run folder $RUN_DIR (log: $LOG)"
 step build cargo build --release --quiet
 
 # 1. Sample positions (without results: the labeler supplies them).
 step pgnselect "$BIN/pgnselect" --no-result --seed "$SEED" --threads "$THREADS" \
-    -o "$RUN_DIR/selected.epd" "${PGNS[@]}"
-SELECTED=$(wc -l <"$RUN_DIR/selected.epd")
+    -o "$RUN_DIR/selected.epd" --summary "$RUN_DIR/pgnselect.json" "${PGNS[@]}"
+SELECTED=$(json pgnselect .counts.positions_written)
 # Keep an evenly spread, deterministic subset of the requested size.
 awk -v n="$SELECTED" -v k="$POSITIONS" 'BEGIN { step = n / k; next_pick = 0 }
     NR - 1 >= next_pick && taken < k { print; taken++; next_pick += step }' \
@@ -114,7 +118,7 @@ awk -v n="$SELECTED" -v k="$POSITIONS" 'BEGIN { step = n / k; next_pick = 0 }
 
 # 2. Label them by self-play.
 step labeler "$BIN/labeler" --nodes "$LABEL_NODES" --threads "$THREADS" --no-progress \
-    -o "$RUN_DIR/labeled.epd" "$RUN_DIR/to-label.epd"
+    -o "$RUN_DIR/labeled.epd" --summary "$RUN_DIR/labeler.json" "$RUN_DIR/to-label.epd"
 
 # 3. Tune, starting from the compiled weights.
 mkdir -p "$RUN_DIR/engine-src"
@@ -125,6 +129,7 @@ if [ -n "$INIT" ]; then
 fi
 step tuner "$BIN/tuner" --threads "$THREADS" --seed "$SEED" -n "$EPOCHS" "${INIT_ARGS[@]}" \
     -x "$RUN_DIR/tuned.params" -f "$RUN_DIR/params.rs" --log "$RUN_DIR/tuner.csv" \
+    --summary "$RUN_DIR/tuner.json" \
     "$RUN_DIR/labeled.epd" "${LABELED[@]}"
 if [ -n "$INIT" ]; then cp "$INIT" "$RUN_DIR/start.params"; else "$BIN/engine" params >"$RUN_DIR/start.params"; fi
 
@@ -151,27 +156,31 @@ fi
 
 # 5. Opening book from the annotated file plus the games.
 step makebook "$BIN/makebook" --threads "$THREADS" -o "$RUN_DIR/book.bin" \
-    "$ANNOTATED" "${PGNS[@]}"
+    --summary "$RUN_DIR/makebook.json" "$ANNOTATED" "${PGNS[@]}"
 "$BIN/makebook" stats "$RUN_DIR/book.bin" >"$RUN_DIR/book-stats.txt"
 
 # 6. Does the tuned engine play better? Tuned weights against the starting
 #    weights, each opening of the new book played with both colours.
 step match "$BIN/engine" match --params-a "$RUN_DIR/tuned.params" --name-a tuned \
 "${START_ARGS[@]}" --name-b start --games "$GAMES" --nodes "$MATCH_NODES" --concurrency "$THREADS" \
-    --openings "$RUN_DIR/book.bin" --seed "$SEED" --pgn "$RUN_DIR/match.pgn"
-MATCH_RESULT=$(grep -iE 'elo' "$LOG" | tail -n 3)
+    --openings "$RUN_DIR/book.bin" --seed "$SEED" --pgn "$RUN_DIR/match.pgn" \
+    --summary "$RUN_DIR/match.json"
+MATCH_RESULT=$(json match 'def r: if type == "number" then . * 10 | round / 10 else "n/a" end;
+    "  +\(.counts.wins)=\(.counts.draws)-\(.counts.losses) (\(.counts.games) games), score \(.figures.score * 100 | r)%, Elo \(.figures.elo | r) [\(.figures.elo_low | r), \(.figures.elo_high | r)], LOS \(.figures.los * 100 | r)%"')
 
-# 7. Report.
-K=$(grep -m1 -E '^K = ' "$LOG" | sed 's/K = //')
-LOSSES=$(grep -E '^\s+(training|validation) loss' "$LOG" | tail -n 2)
-BEST=$(grep -E '^\s+best epoch' "$LOG" | tail -n 1 | sed 's/^ *//')
-BEST_EPOCH=$(grep -oE '^best epoch +[0-9]+' <<<"$BEST" | grep -oE '[0-9]+$' || true)
-ENTRIES=$(grep -m1 -iE 'entries' "$RUN_DIR/book-stats.txt" || true)
+# 7. Report, from the steps' JSON summaries.
+K=$(json tuner '.figures.k * 10000 | round / 10000')
+LOSSES=$(json tuner 'def r: . * 1e7 | round / 1e7;
+    "  training loss    \(.figures.training_loss_start | r) -> \(.figures.training_loss_end | r)",
+    (select(.figures.validation_loss_start) | "  validation loss  \(.figures.validation_loss_start | r) -> \(.figures.validation_loss_end | r)")')
+BEST_EPOCH=$(json tuner .counts.best_epoch)
+BEST="best epoch $BEST_EPOCH of $(json tuner .counts.epochs)"
+ENTRIES=$(json makebook '"\(.counts.entries) entries, \(.counts.positions) positions (\(.counts.annotated_entries) from the annotated file)"')
 {
     echo "# Pipeline report ($(date -u +%Y-%m-%dT%H:%M:%SZ))"
     echo
     echo "run folder: $RUN_DIR"
-    echo "positions: $SELECTED sampled by pgnselect, $(wc -l <"$RUN_DIR/labeled.epd") labeled by self-play ($LABEL_NODES nodes/move)"
+    echo "positions: $SELECTED sampled by pgnselect, $(json labeler .counts.labeled) labeled by self-play ($LABEL_NODES nodes/move)"
     echo "extra labeled data: ${LABELED[*]:-none}"
     echo "K: $K"
     echo "losses (start -> tuned):"
