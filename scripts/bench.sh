@@ -65,14 +65,15 @@ row labeler "in-process vs external UCI (wall)" "-" "engine over UCI" "-" "${ext
 
 # tuner.
 if out=$(scripts/bench-tuner.sh 2>&1); then :; fi; echo "$out" >>"$log"
-e1=$(grep -m1 'tuner -c 1' <<<"$out" | grep -oE 'epoch [0-9]+' | grep -oE '[0-9]+')
-e2=$(grep -m1 'tuner -c 2' <<<"$out" | grep -oE 'epoch [0-9]+' | grep -oE '[0-9]+')
-tr=$(grep -m1 'tuner -c 1' <<<"$out" | grep -oE 'trace [0-9]+' | grep -oE '[0-9]+')
-rss=$(grep -m1 'tuner -c 1' <<<"$out" | grep -oE 'peak RSS [0-9]+' | grep -oE '[0-9]+')
-row tuner "epoch positions/s, 1 thread" "$e1" "Arasan tuner/core" "150000" "$(ratio "$e1" 150000)"
-row tuner "epoch positions/s, 2 threads" "$e2" "tuner 1 thread" "${e1:-n/a}" "$(ratio "$e2" "$e1")"
-row tuner "resolve+trace positions/s, 1 thread" "$tr" "target" "200000" "$(ratio "$tr" 200000)"
-row tuner "peak MB for 1M positions" "$rss" "target (max)" "500" "$(ratio "$rss" 500)"
+figure() { grep -m1 '^summary:' <<<"$out" | grep -oE "$1=[0-9.]+" | cut -d= -f2; }
+e1=$(figure epoch_1t); e2=$(figure epoch_2t); x1=$(figure ethereal_1t); x2=$(figure ethereal_2t)
+tr=$(figure trace_positions_per_s); load=$(figure cache_load_positions_per_s)
+bpp=$(figure peak_rss_bytes_per_position)
+row tuner "epoch positions/s, 1 thread" "$e1" "Ethereal tuner, 1 thread" "${x1:-n/a}" "$(ratio "$e1" "$x1")"
+row tuner "epoch positions/s, 2 threads" "$e2" "Ethereal tuner, 2 threads" "${x2:-n/a}" "$(ratio "$e2" "$x2")"
+row tuner "resolve+trace positions/s" "$tr" "target" "200000" "$(ratio "$tr" 200000)"
+row tuner "trace cache load positions/s" "$load" "resolve+trace" "${tr:-n/a}" "$(ratio "$load" "$tr")"
+row tuner "peak RSS bytes/position, 1M positions" "$bpp" "target (max)" "100" "$(ratio "$bpp" 100)"
 
 printf '%-10s | %-40s | %-12s | %-20s | %-16s | %s\n' tool figure ours peer "peer's figure" ratio
 printf '%s\n' "-----------+------------------------------------------+--------------+----------------------+------------------+------"

@@ -38,8 +38,8 @@ const CHUNK: usize = 512;
 const RESOLVE_TT_MB: usize = 1;
 /// Malformed lines printed in full before only counting.
 const MAX_REPORTED_ERRORS: usize = 20;
-/// Expected nonzero coefficients per position (for reserving memory).
-const ENTRIES_PER_POSITION: usize = 64;
+/// Expected bytes per traced position (for reserving memory).
+const BYTES_PER_POSITION: usize = 64;
 
 /// How a labeled position becomes the position that is traced.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -269,7 +269,7 @@ impl Resolver {
         keep_samples: bool,
     ) -> Part {
         let mut part = Part {
-            traces: TraceSet::with_capacity(expected, expected * ENTRIES_PER_POSITION),
+            traces: TraceSet::with_capacity(expected, expected * BYTES_PER_POSITION),
             ..Part::default()
         };
         self.with_searcher(|mut searcher| {
@@ -311,7 +311,7 @@ pub fn trace_samples(samples: &[Sample], resolve: Resolve, params: &Arc<Params>)
     let parts: Vec<TraceSet> = samples
         .par_chunks(CHUNK)
         .map(|chunk| {
-            let mut out = TraceSet::with_capacity(chunk.len(), chunk.len() * ENTRIES_PER_POSITION);
+            let mut out = TraceSet::with_capacity(chunk.len(), chunk.len() * BYTES_PER_POSITION);
             resolver.with_searcher(|mut searcher| {
                 for s in chunk {
                     resolver.push(searcher.as_deref_mut(), &mut out, s);
@@ -362,12 +362,22 @@ pub fn describe_inputs(stats: &LoadStats) -> Vec<String> {
         .collect()
 }
 
+/// FNV-1a over the file's bytes, read in blocks (the file may be larger
+/// than memory).
 fn file_hash(path: &Path) -> Option<u64> {
-    let bytes = std::fs::read(path).ok()?;
+    let mut file = std::fs::File::open(path).ok()?;
+    let mut buffer = vec![0u8; 1 << 16];
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in bytes {
-        h ^= b as u64;
-        h = h.wrapping_mul(0x0100_0000_01b3);
+    loop {
+        let n = match file.read(&mut buffer) {
+            Ok(0) => return Some(h),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return None,
+        };
+        for &b in &buffer[..n] {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x0100_0000_01b3);
+        }
     }
-    Some(h)
 }

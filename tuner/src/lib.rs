@@ -1,8 +1,9 @@
-//! The tuner's library: traced training data, objectives, optimisers, the
+//! The tuner's library: traced training data, the trace cache, objectives, optimisers, the
 //! parameter space, the training loop, checkpoints, provenance and reports,
 //! and SPSA tuning of UCI engines ([`spsa`]). The `tuner` binary (main.rs)
 //! is the command line over them.
 
+pub mod cache;
 pub mod checkpoint;
 pub mod dataset;
 pub mod gradient_check;
@@ -13,5 +14,6 @@ pub mod report;
 pub mod source;
 pub mod space;
 pub mod spsa;
+pub mod stream;
 pub mod trace_set;
 pub mod trainer;

@@ -14,15 +14,17 @@ use engine::formats::atomic_file::AtomicFile;
 use engine::formats::params_file;
 use engine::runtime::interrupt::Interrupt;
 use engine::runtime::summary::{Status as SummaryStatus, Summary};
+use tuner::cache::{self, CacheMeta, CacheReader};
 use tuner::checkpoint::Checkpoint;
 use tuner::dataset::{self, Resolve};
 use tuner::gradient_check;
-use tuner::objective::{self, Objective, ObjectiveKind};
+use tuner::objective::{Objective, ObjectiveKind};
 use tuner::optimizer::OptimizerKind;
 use tuner::provenance::{self, RunDescription};
 use tuner::report::{self, EpochRow};
 use tuner::source::{Holdout, TraceData};
 use tuner::space::ParamSpace;
+use tuner::stream::StreamData;
 use tuner::trace_set::TraceSet;
 use tuner::trainer::{Split, Stop, Trainer, TrainerSettings, TrainingData, fit_objective};
 
@@ -221,6 +223,27 @@ struct TrainArgs {
     #[arg(long)]
     resume: Option<PathBuf>,
 
+    /// Save the resolved, traced positions of the inputs to this trace
+    /// cache (before the validation split), for later runs with --traces.
+    #[arg(long, value_name = "FILE")]
+    save_traces: Option<PathBuf>,
+
+    /// Read the traced positions from this trace cache instead of input
+    /// files: no parsing, resolving or tracing. The positions stay as they
+    /// were resolved when the cache was made (its --resolve and starting
+    /// parameters); a cache made with another evaluation schema is refused.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["inputs", "save_traces", "recompute_pv"])]
+    traces: Option<PathBuf>,
+
+    /// Train from the --traces cache without loading it: every epoch reads
+    /// its blocks in a seeded order, four at a time, shuffling the
+    /// positions of each window into mini-batches (set --batch-size).
+    /// Memory holds one window, the validation positions and a sample of
+    /// ~1M training positions, on which K is fitted and the training loss
+    /// before and after is measured.
+    #[arg(long, requires = "traces", conflicts_with = "validation_file")]
+    stream: bool,
+
     /// Write the per-epoch log as CSV here.
     #[arg(long)]
     log: Option<PathBuf>,
@@ -340,24 +363,68 @@ fn starting_params(cli: &TrainArgs) -> Result<Params> {
 fn load_data(cli: &TrainArgs, params: &Arc<Params>) -> Result<(TraceData, Vec<String>)> {
     let keep = cli.recompute_pv > 0;
     let start = Instant::now();
-    let bar = progress_bar("tracing");
-    let (all, samples, stats) = dataset::load(&cli.inputs, cli.resolve, params, keep, |n| {
-        bar.set_position(n as u64)
-    })?;
-    bar.finish_and_clear();
-    let secs = start.elapsed().as_secs_f64();
-    eprintln!(
-        "loaded {} positions in {secs:.2}s ({:.0} positions/s resolved with {} and traced); \
-         {} without a result rejected, {} malformed lines skipped, {} with a search score",
-        all.len(),
-        all.len() as f64 / secs.max(1e-9),
-        cli.resolve,
-        stats.without_result,
-        stats.malformed,
-        stats.with_score
-    );
-    let mut inputs = dataset::describe_inputs(&stats);
+    let (all, samples, mut inputs) = match &cli.traces {
+        Some(path) => {
+            let bar = progress_bar("reading traces");
+            let mut reader = CacheReader::open(path)?;
+            let all = reader.read_all(|n| bar.set_position(n as u64))?;
+            bar.finish_and_clear();
+            let secs = start.elapsed().as_secs_f64();
+            let meta = reader.meta();
+            eprintln!(
+                "read {} positions from {} in {secs:.2}s ({:.0} positions/s, {:.0} MB/s); \
+                 resolved with {}, parameters {}",
+                all.len(),
+                path.display(),
+                all.len() as f64 / secs.max(1e-9),
+                reader.record_bytes() as f64 / 1e6 / secs.max(1e-9),
+                meta.resolve,
+                meta.params
+            );
+            let inputs = meta
+                .inputs
+                .iter()
+                .map(|i| format!("{i} [trace cache {}]", path.display()))
+                .collect();
+            (all, Vec::new(), inputs)
+        }
+        None => {
+            let bar = progress_bar("tracing");
+            let (all, samples, stats) =
+                dataset::load(&cli.inputs, cli.resolve, params, keep, |n| {
+                    bar.set_position(n as u64)
+                })?;
+            bar.finish_and_clear();
+            let secs = start.elapsed().as_secs_f64();
+            eprintln!(
+                "loaded {} positions in {secs:.2}s ({:.0} positions/s resolved with {} and traced); \
+                 {} without a result rejected, {} malformed lines skipped, {} with a search score",
+                all.len(),
+                all.len() as f64 / secs.max(1e-9),
+                cli.resolve,
+                stats.without_result,
+                stats.malformed,
+                stats.with_score
+            );
+            (all, samples, dataset::describe_inputs(&stats))
+        }
+    };
     ensure!(!all.is_empty(), "no usable positions in the inputs");
+    if let Some(path) = &cli.save_traces {
+        let start = Instant::now();
+        let meta = CacheMeta {
+            resolve: cli.resolve.to_string(),
+            params: params_hash(params),
+            inputs: inputs.clone(),
+        };
+        cache::save(path, &all, &meta)?;
+        eprintln!(
+            "saved {} traced positions to {} in {:.2}s",
+            all.len(),
+            path.display(),
+            start.elapsed().as_secs_f64()
+        );
+    }
 
     let holdout = match &cli.validation_file {
         Some(vpath) => {
@@ -377,13 +444,7 @@ fn load_data(cli: &TrainArgs, params: &Arc<Params>) -> Result<(TraceData, Vec<St
         }
         None => Holdout::Fraction(cli.validation),
     };
-    let data = TraceData::split(
-        &all,
-        &samples,
-        holdout,
-        cli.seed,
-        keep.then_some(cli.resolve),
-    );
+    let data = TraceData::split(all, samples, holdout, cli.seed, keep.then_some(cli.resolve));
     let (train, validation) = (&data.train, &data.validation);
     ensure!(!train.is_empty(), "the training set is empty");
     let bytes = train.heap_bytes() + validation.heap_bytes();
@@ -395,6 +456,16 @@ fn load_data(cli: &TrainArgs, params: &Arc<Params>) -> Result<(TraceData, Vec<St
         bytes as f64 / (train.len() + validation.len()) as f64
     );
     Ok((data, inputs))
+}
+
+/// A hash of the parameters positions are resolved with (for the trace
+/// cache's header).
+fn params_hash(params: &Params) -> String {
+    let mut h = tuner::trace_set::Hasher::new();
+    for v in params.to_scalars() {
+        h.write_u64(v as i64 as u64);
+    }
+    format!("{:016x}", h.finish())
 }
 
 fn progress_bar(what: &str) -> indicatif::ProgressBar {
@@ -525,10 +596,68 @@ fn train(cli: TrainArgs) -> Result<()> {
         }
         return Ok(());
     }
-    ensure!(!cli.inputs.is_empty(), "no input files (see --help)");
-    let space = ParamSpace::new(&cli.tune, &cli.freeze);
+    ensure!(
+        !cli.inputs.is_empty() || cli.traces.is_some(),
+        "no input files or --traces (see --help)"
+    );
     let start_params = starting_params(&cli)?;
-    let (mut data, inputs) = load_data(&cli, &Arc::new(start_params.clone()))?;
+    if cli.stream {
+        let path = cli.traces.as_ref().context("--stream reads --traces")?;
+        let start = Instant::now();
+        let bar = progress_bar("reading validation positions and the sample");
+        let data = StreamData::open(path, cli.validation, cli.seed, |n| {
+            bar.set_position(n as u64)
+        })?;
+        bar.finish_and_clear();
+        eprintln!(
+            "streaming {} training positions from {}; validation {} and a training sample of {} \
+             held in memory ({:.1} MB), read in {:.2}s",
+            data.train_len(),
+            path.display(),
+            data.validation_len(),
+            data.sample().len(),
+            data.heap_bytes() as f64 / 1e6,
+            start.elapsed().as_secs_f64()
+        );
+        let inputs = data
+            .meta()
+            .inputs
+            .iter()
+            .map(|i| format!("{i} [trace cache {}, streamed]", path.display()))
+            .collect();
+        return train_on(cli, data, inputs, start_params, started);
+    }
+    let (data, inputs) = load_data(&cli, &Arc::new(start_params.clone()))?;
+    train_on(cli, data, inputs, start_params, started)
+}
+
+/// What the command needs of its data besides training.
+trait Held: TrainingData {
+    /// The positions the gradient check samples.
+    fn check_set(&self) -> &TraceSet;
+}
+
+impl Held for TraceData {
+    fn check_set(&self) -> &TraceSet {
+        &self.train
+    }
+}
+
+impl Held for StreamData {
+    fn check_set(&self) -> &TraceSet {
+        self.sample()
+    }
+}
+
+/// Trains on loaded data: the gradient check, a measurement, or the run.
+fn train_on(
+    cli: TrainArgs,
+    mut data: impl Held,
+    inputs: Vec<String>,
+    start_params: Params,
+    started: Instant,
+) -> Result<()> {
+    let space = ParamSpace::new(&cli.tune, &cli.freeze);
     let initial = ParamSpace::weights(&start_params);
     let settings = TrainerSettings {
         objective: cli.objective,
@@ -551,7 +680,7 @@ fn train(cli: TrainArgs) -> Result<()> {
         let objective = fit_objective(&settings, &data, &initial);
         print_objective(&objective);
         if cli.validate_gradient {
-            return validate_gradient(&data.train, &initial, &objective, cli.seed);
+            return validate_gradient(data.check_set(), &initial, &objective, cli.seed);
         }
         let train_loss = data.mean_loss(Split::Train, &initial, &objective);
         let validation_loss = data.mean_loss(Split::Validation, &initial, &objective);
@@ -673,7 +802,7 @@ fn print_row(r: &EpochRow) {
 
 fn finish(
     outputs: &Outputs,
-    data: &TraceData,
+    data: &impl TrainingData,
     trainer: &Trainer,
     start: &Params,
     started: Instant,
@@ -712,22 +841,22 @@ fn finish(
     println!("summary:");
     println!(
         "  positions        {} training, {} validation",
-        data.train.len(),
-        data.validation.len()
+        data.train_len(),
+        data.validation_len()
     );
     println!("  K                {:.4}", objective.k);
     let training_loss = (
-        objective::mean_loss(&data.train, &start_f, objective),
-        objective::mean_loss(&data.train, &best_f, objective),
+        data.mean_loss(Split::Train, &start_f, objective),
+        data.mean_loss(Split::Train, &best_f, objective),
     );
     println!(
         "  training loss    {:.7} -> {:.7} (rounded weights)",
         training_loss.0, training_loss.1
     );
-    let validation_loss = (!data.validation.is_empty()).then(|| {
+    let validation_loss = (data.validation_len() > 0).then(|| {
         (
             first.validation_loss,
-            objective::mean_loss(&data.validation, &best_f, objective),
+            data.mean_loss(Split::Validation, &best_f, objective),
         )
     });
     if let Some((before, after)) = validation_loss {
@@ -736,7 +865,7 @@ fn finish(
     println!("  best epoch       {} of {}", state.best_epoch, state.epoch);
     println!("  plot             {}", plot.display());
     if let Some(path) = &cli.summary {
-        let mut json = run_summary(cli, data.train.len(), data.validation.len(), objective);
+        let mut json = run_summary(cli, data.train_len(), data.validation_len(), objective);
         if interrupted {
             json.status = SummaryStatus::Interrupted;
         }

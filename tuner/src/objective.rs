@@ -19,7 +19,7 @@
 
 use rayon::prelude::*;
 
-use crate::trace_set::{Outcome, PositionView, TraceSet};
+use crate::trace_set::{Decoded, Outcome, PositionView, TraceSet};
 
 /// Positions per unit of parallel work (fixed, for determinism).
 pub const CHUNK: usize = 4096;
@@ -112,9 +112,10 @@ pub fn mean_loss(set: &TraceSet, weights: &[f64], objective: &Objective) -> f64 
         .into_par_iter()
         .map(|c| {
             let mut sum = 0.0;
+            let mut decoded = Decoded::default();
             for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
                 let p = set.view(i);
-                let (e, _) = p.evaluate(weights);
+                let (e, _) = p.evaluate(weights, &mut decoded);
                 sum += objective.loss(e, &p).0;
             }
             sum
@@ -130,19 +131,33 @@ pub fn loss_and_gradient(
     weights: &[f64],
     objective: &Objective,
 ) -> (f64, Vec<f64>) {
-    let n = indices.len();
+    let (loss, mut grad) = loss_and_gradient_sums(set, indices, weights, objective);
+    let scale = 1.0 / indices.len().max(1) as f64;
+    grad.iter_mut().for_each(|g| *g *= scale);
+    (loss * scale, grad)
+}
+
+/// The summed loss and gradient over the positions `indices` of `set`
+/// (not divided by their number: parts of a batch add up).
+pub fn loss_and_gradient_sums(
+    set: &TraceSet,
+    indices: &[u32],
+    weights: &[f64],
+    objective: &Objective,
+) -> (f64, Vec<f64>) {
     let dims = weights.len();
     let parts: Vec<(f64, Vec<f64>)> = indices
         .par_chunks(CHUNK)
         .map(|chunk| {
             let mut grad = vec![0.0; dims];
             let mut sum = 0.0;
+            let mut decoded = Decoded::default();
             for &i in chunk {
                 let p = set.view(i as usize);
-                let (e, f) = p.evaluate(weights);
+                let (e, f) = p.evaluate(weights, &mut decoded);
                 let (l, d) = objective.loss(e, &p);
                 sum += l;
-                p.add_gradient(d, &f, &mut grad);
+                p.add_gradient(d, &f, &decoded, &mut grad);
             }
             (sum, grad)
         })
@@ -155,9 +170,7 @@ pub fn loss_and_gradient(
             *a += b;
         }
     }
-    let scale = 1.0 / n.max(1) as f64;
-    grad.iter_mut().for_each(|g| *g *= scale);
-    (loss * scale, grad)
+    (loss, grad)
 }
 
 /// Minimises `f` over `[lo, hi]` by golden-section search.

@@ -6,8 +6,7 @@
 use std::sync::Arc;
 
 use engine::eval::Params;
-use rand::SeedableRng;
-use rand::seq::SliceRandom;
+use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::dataset::{self, Resolve, Sample};
@@ -49,37 +48,36 @@ pub enum Holdout {
 }
 
 impl TraceData {
-    /// Splits the loaded positions `all` into training and validation sets:
-    /// the positions are shuffled with `seed`, and the validation set is
-    /// the first `fraction` of them or the separate set of `holdout`. With
-    /// `retrace` the positions are kept (`samples` holds those of `all`, in
-    /// order) for re-tracing with that resolution.
+    /// Splits the loaded positions `all` into training and validation sets,
+    /// in place and in input order: the validation set is the `fraction` of
+    /// the positions that [`validation_mask`] chooses with `seed`, or the
+    /// separate set of `holdout`. With `retrace` the positions are kept
+    /// (`samples` holds those of `all`, in order) for re-tracing with that
+    /// resolution.
     pub fn split(
-        all: &TraceSet,
-        samples: &[Sample],
+        mut all: TraceSet,
+        samples: Vec<Sample>,
         holdout: Holdout,
         seed: u64,
         retrace: Option<Resolve>,
     ) -> TraceData {
-        let mut order: Vec<usize> = (0..all.len()).collect();
-        order.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
-        let pick = |idx: &[usize]| -> Vec<Sample> {
-            if retrace.is_some() {
-                idx.iter().map(|&i| samples[i].clone()).collect()
-            } else {
-                Vec::new()
-            }
-        };
         let (train, validation, train_samples, validation_samples) = match holdout {
-            Holdout::Set(set, set_samples) => (all.select(&order), set, pick(&order), set_samples),
+            Holdout::Set(set, set_samples) => (all, set, samples, set_samples),
             Holdout::Fraction(fraction) => {
-                let count = (all.len() as f64 * fraction).round() as usize;
-                (
-                    all.select(&order[count..]),
-                    all.select(&order[..count]),
-                    pick(&order[count..]),
-                    pick(&order[..count]),
-                )
+                let n = all.len();
+                let mask = validation_mask(n, validation_count(n, fraction), seed);
+                let validation = all.split_off_where(|i| mask.get(i));
+                let (mut train_samples, mut validation_samples) = (Vec::new(), Vec::new());
+                if retrace.is_some() {
+                    for (i, s) in samples.into_iter().enumerate() {
+                        if mask.get(i) {
+                            validation_samples.push(s);
+                        } else {
+                            train_samples.push(s);
+                        }
+                    }
+                }
+                (all, validation, train_samples, validation_samples)
             }
         };
         let samples = retrace.map(|resolve| Samples {
@@ -108,6 +106,53 @@ impl TraceData {
             Split::Validation => &self.validation,
         }
     }
+}
+
+/// The number of validation positions among `n` for a held-out
+/// `fraction`.
+pub fn validation_count(n: usize, fraction: f64) -> usize {
+    ((n as f64 * fraction).round() as usize).min(n)
+}
+
+/// A set of positions, as bits.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Mask {
+    words: Vec<u64>,
+}
+
+impl Mask {
+    /// Whether position `i` is in the set.
+    #[inline]
+    pub fn get(&self, i: usize) -> bool {
+        self.words
+            .get(i / 64)
+            .is_some_and(|w| w >> (i % 64) & 1 != 0)
+    }
+
+    /// Number of positions in the set.
+    pub fn count(&self) -> usize {
+        self.words.iter().map(|w| w.count_ones() as usize).sum()
+    }
+}
+
+/// Exactly `count` of the positions `0..n`, chosen uniformly with `seed`
+/// by selection sampling (Knuth's algorithm S: position `i` is taken with
+/// probability needed / remaining), so that a stream can apply the split
+/// in one pass without holding the positions.
+pub fn validation_mask(n: usize, count: usize, seed: u64) -> Mask {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut words = vec![0u64; n.div_ceil(64)];
+    let mut needed = count.min(n);
+    for (i, remaining) in (0..n).zip((1..=n).rev()) {
+        if needed == 0 {
+            break;
+        }
+        if rng.random_range(0..remaining) < needed {
+            words[i / 64] |= 1 << (i % 64);
+            needed -= 1;
+        }
+    }
+    Mask { words }
 }
 
 impl TrainingData for TraceData {

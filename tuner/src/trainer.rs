@@ -55,7 +55,50 @@ pub trait TrainingData {
     /// Re-resolves and re-traces every position with `params`
     /// (`--recompute-pv`). Returns false when the source cannot.
     fn retrace(&mut self, params: &Params) -> bool;
+
+    /// Steps through one epoch: cuts the training positions, in an order
+    /// fixed by `order_seed`, into mini-batches of `batch` positions (the
+    /// last may be smaller) and calls `step` with each batch's mean loss,
+    /// gradient and size, in order; `step` moves `weights`, which the next
+    /// batch reads.
+    ///
+    /// The default shuffles the indices `0..train_len` with `order_seed`
+    /// (unless one batch holds them all) and calls
+    /// [`TrainingData::loss_and_gradient`]; a streamed source reads its
+    /// positions instead.
+    ///
+    /// # Errors
+    /// When the positions cannot be read.
+    fn train_epoch(
+        &mut self,
+        order_seed: u64,
+        batch: usize,
+        objective: &Objective,
+        weights: &mut Vec<f64>,
+        step: &mut BatchStep,
+    ) -> Result<(), DataError> {
+        let n = self.train_len();
+        let batch = batch.max(1);
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        if batch < n {
+            order.shuffle(&mut ChaCha8Rng::seed_from_u64(order_seed));
+        }
+        for chunk in order.chunks(batch) {
+            let (loss, grad) = self.loss_and_gradient(chunk, weights, objective);
+            step(weights, loss, grad, chunk.len());
+        }
+        Ok(())
+    }
 }
+
+/// What [`TrainingData::train_epoch`] calls after each mini-batch: with
+/// the weights to move, the batch's mean loss and gradient, and its size.
+pub type BatchStep<'a> = dyn FnMut(&mut Vec<f64>, f64, Vec<f64>, usize) + 'a;
+
+/// Why a data source could not deliver its positions.
+#[derive(Debug, Error)]
+#[error(transparent)]
+pub struct DataError(#[from] pub crate::cache::CacheError);
 
 /// One of the two sets of a [`TrainingData`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -361,7 +404,10 @@ impl Trainer {
     /// Runs one epoch: re-traces when due, steps through the shuffled
     /// batches, decays the learning rate, measures the validation loss and
     /// keeps the best weights.
-    pub fn epoch(&mut self, data: &mut impl TrainingData) -> EpochReport {
+    ///
+    /// # Errors
+    /// When the data source cannot read its positions.
+    pub fn epoch(&mut self, data: &mut impl TrainingData) -> Result<EpochReport, DataError> {
         let s = &self.settings;
         let state = &mut self.state;
         let epoch = state.epoch + 1;
@@ -377,33 +423,34 @@ impl Trainer {
         let epoch_start = Instant::now();
         let n = data.train_len();
         let batch = if s.batch_size == 0 { n } else { s.batch_size };
-        let mut order: Vec<u32> = (0..n as u32).collect();
-        if batch < n {
-            order.shuffle(&mut ChaCha8Rng::seed_from_u64(
-                s.seed ^ (epoch as u64) << 20,
-            ));
-        }
         let mut train_loss = 0.0;
-        for chunk in order.chunks(batch) {
-            let (loss, mut grad) = data.loss_and_gradient(chunk, &state.weights, &self.objective);
-            let mut penalty = 0.0;
-            if s.l2 > 0.0 {
-                for (i, g) in grad.iter_mut().enumerate() {
-                    let d = state.weights[i] - self.initial[i];
-                    penalty += s.l2 * d * d;
-                    *g += 2.0 * s.l2 * d;
+        let (initial, space, lr) = (&self.initial, &self.space, state.learning_rate);
+        let optimizer = &mut state.optimizer;
+        data.train_epoch(
+            s.seed ^ (epoch as u64) << 20,
+            batch,
+            &self.objective,
+            &mut state.weights,
+            &mut |weights, loss, mut grad, len| {
+                let mut penalty = 0.0;
+                if s.l2 > 0.0 {
+                    for (i, g) in grad.iter_mut().enumerate() {
+                        let d = weights[i] - initial[i];
+                        penalty += s.l2 * d * d;
+                        *g += 2.0 * s.l2 * d;
+                    }
                 }
-            }
-            train_loss += (loss + penalty) * chunk.len() as f64;
-            state.optimizer.step(
-                &mut state.weights,
-                &grad,
-                state.learning_rate,
-                self.space.tunable(),
-                self.space.min(),
-                self.space.max(),
-            );
-        }
+                train_loss += (loss + penalty) * len as f64;
+                optimizer.step(
+                    weights,
+                    &grad,
+                    lr,
+                    space.tunable(),
+                    space.min(),
+                    space.max(),
+                );
+            },
+        )?;
         train_loss /= n as f64;
         let secs = epoch_start.elapsed().as_secs_f64();
         let mut val = data.mean_loss(Split::Validation, &state.weights, &self.objective);
@@ -426,11 +473,11 @@ impl Trainer {
             state.best_epoch = epoch;
             state.best_weights = state.weights.clone();
         }
-        EpochReport {
+        Ok(EpochReport {
             row,
             improved,
             retraced,
-        }
+        })
     }
 
     /// Runs epochs until the limit, early stopping or `stop`, calling
@@ -438,8 +485,8 @@ impl Trainer {
     /// the checkpoint).
     ///
     /// # Errors
-    /// The first error of `on_epoch`.
-    pub fn run<D: TrainingData, E>(
+    /// The first error of `on_epoch` or of the data source.
+    pub fn run<D: TrainingData, E: From<DataError>>(
         &mut self,
         data: &mut D,
         stop: &AtomicBool,
@@ -452,7 +499,7 @@ impl Trainer {
             if stop.load(Ordering::SeqCst) {
                 return Ok(Stop::Interrupted);
             }
-            let report = self.epoch(data);
+            let report = self.epoch(data)?;
             on_epoch(self, &report)?;
         }
     }

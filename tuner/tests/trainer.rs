@@ -11,7 +11,7 @@ use tuner::checkpoint::Checkpoint;
 use tuner::objective::{Objective, ObjectiveKind};
 use tuner::optimizer::OptimizerKind;
 use tuner::space::ParamSpace;
-use tuner::trainer::{ResumeError, Split, Stop, Trainer, TrainerSettings, TrainingData};
+use tuner::trainer::{DataError, ResumeError, Split, Stop, Trainer, TrainerSettings, TrainingData};
 
 /// The knight's middlegame value.
 fn knight() -> usize {
@@ -104,7 +104,11 @@ fn initial() -> Vec<f64> {
 
 fn run(trainer: &mut Trainer, data: &mut Quadratic) -> Stop {
     trainer
-        .run(data, &AtomicBool::new(false), |_, _| Ok::<(), ()>(()))
+        .run(
+            data,
+            &AtomicBool::new(false),
+            |_, _| Ok::<(), DataError>(()),
+        )
         .unwrap()
 }
 
@@ -178,7 +182,7 @@ fn a_raised_stop_flag_ends_the_run_between_epochs() {
             if t.state().epoch == 3 {
                 stop.store(true, std::sync::atomic::Ordering::SeqCst);
             }
-            Ok::<(), ()>(())
+            Ok::<(), DataError>(())
         })
         .unwrap();
     assert_eq!((why, t.state().epoch), (Stop::Interrupted, 3));

@@ -1,0 +1,697 @@
+//! The trace cache: a traced data set in a binary file, so that repeated
+//! runs on the same data skip parsing, resolving and tracing
+//! (`tuner --save-traces F`, then `tuner --traces F`), and so that data
+//! larger than memory can be streamed block by block (`--stream`).
+//!
+//! Layout (little-endian):
+//!
+//! * `TUNERTRC`, the format version (`u32`), the length of the text header
+//!   (`u32`), the text header, and its checksum (`u64`). The header names
+//!   the evaluation schema (every scalar weight's name and the king-danger
+//!   feature count: a cache traced under another schema is refused), how
+//!   the positions were resolved, a hash of the parameters they were
+//!   resolved with, and the input files.
+//! * Blocks of at most [`BLOCK_POSITIONS`] positions: the count (`u32`), the
+//!   record bytes (`u64`), the records' starts in the block (`u32` each),
+//!   the records ([`crate::trace_set`]'s format), and the block's checksum
+//!   (`u64`).
+//! * A count of 0, then the trailer: positions, record bytes and blocks
+//!   (`u64` each), the checksum of the header and block checksums, and
+//!   `TRCEND\0\0`.
+//!
+//! The writer appends blocks as positions arrive, so a cache can be made
+//! without holding the data set; the reader checks every block's checksum
+//! and every record's structure as it reads it.
+
+use std::fs::File;
+use std::io::{BufReader, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use engine::eval::danger::FEATURES;
+use engine::eval::schema::scalar_names;
+use engine::formats::atomic_file::{AtomicFile, AtomicFileError};
+use thiserror::Error;
+
+use crate::trace_set::{Hasher, RecordError, TraceSet};
+
+/// The file's first bytes.
+const MAGIC: &[u8; 8] = b"TUNERTRC";
+/// The trailer's last bytes.
+const END_MAGIC: &[u8; 8] = b"TRCEND\0\0";
+/// The format version this build reads and writes.
+pub const VERSION: u32 = 1;
+/// Positions per block (the unit of streaming and of checksums).
+pub const BLOCK_POSITIONS: usize = 1 << 16;
+/// Trailer size: four `u64` and the end magic.
+const TRAILER: u64 = 5 * 8;
+/// Largest text header accepted (a corrupt length must not allocate much).
+const MAX_HEADER: u32 = 64 << 20;
+
+/// Why a cache cannot be written or read.
+#[derive(Debug, Error)]
+pub enum CacheError {
+    /// Reading failed.
+    #[error("{path}: {source}")]
+    Io {
+        /// The cache.
+        path: PathBuf,
+        /// The operating system's reason.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Writing failed.
+    #[error(transparent)]
+    Write(#[from] AtomicFileError),
+    /// Not a trace cache.
+    #[error("{path}: not a trace cache (no TUNERTRC header)")]
+    NotACache {
+        /// The file.
+        path: PathBuf,
+    },
+    /// Made by another version of the format.
+    #[error(
+        "{path}: trace cache format version {found}, this tuner reads version {VERSION}; re-create it with --save-traces"
+    )]
+    Version {
+        /// The file.
+        path: PathBuf,
+        /// Its version.
+        found: u32,
+    },
+    /// Traced under another evaluation schema.
+    #[error(
+        "{path}: the traces were made with another evaluation schema ({difference}); re-create the cache with --save-traces"
+    )]
+    Schema {
+        /// The file.
+        path: PathBuf,
+        /// The first difference.
+        difference: String,
+    },
+    /// Damaged: a checksum, a record or the structure is wrong.
+    #[error("{path}: corrupt trace cache: {reason}")]
+    Corrupt {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, and where.
+        reason: String,
+    },
+}
+
+/// What a cache says about its positions besides the traces.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CacheMeta {
+    /// How the positions were resolved before tracing (`--resolve`).
+    pub resolve: String,
+    /// A hash of the parameters they were resolved with.
+    pub params: String,
+    /// The input files, as the provenance describes them.
+    pub inputs: Vec<String>,
+}
+
+/// The schema lines of this build: the king-danger feature count and every
+/// scalar's name.
+fn schema_lines() -> Vec<String> {
+    let mut lines = vec![format!("features {FEATURES}")];
+    lines.extend(scalar_names().into_iter().map(|n| format!("scalar {n}")));
+    lines
+}
+
+fn header_text(meta: &CacheMeta) -> String {
+    let mut text = String::new();
+    text.push_str(&format!("resolve {}\n", meta.resolve));
+    text.push_str(&format!("params {}\n", meta.params));
+    for input in &meta.inputs {
+        text.push_str(&format!("input {}\n", input.replace('\n', " ")));
+    }
+    for line in schema_lines() {
+        text.push_str(&line);
+        text.push('\n');
+    }
+    text
+}
+
+/// Writes a cache block by block.
+pub struct CacheWriter {
+    file: AtomicFile,
+    block_positions: usize,
+    pending: TraceSet,
+    positions: u64,
+    record_bytes: u64,
+    blocks: u64,
+    chain: Hasher,
+}
+
+impl CacheWriter {
+    /// Starts a cache at `path` (replaced atomically on
+    /// [`CacheWriter::finish`]).
+    ///
+    /// # Errors
+    /// When the file cannot be created or written.
+    pub fn create(path: &Path, meta: &CacheMeta) -> Result<CacheWriter, CacheError> {
+        Self::with_block_positions(path, meta, BLOCK_POSITIONS)
+    }
+
+    /// As [`CacheWriter::create`], with blocks of `block_positions`
+    /// positions (1 … [`BLOCK_POSITIONS`]; smaller blocks shuffle finer
+    /// when streamed).
+    ///
+    /// # Errors
+    /// When the file cannot be created or written.
+    pub fn with_block_positions(
+        path: &Path,
+        meta: &CacheMeta,
+        block_positions: usize,
+    ) -> Result<CacheWriter, CacheError> {
+        let block_positions = block_positions.clamp(1, BLOCK_POSITIONS);
+        let mut file = AtomicFile::create(path)?;
+        let text = header_text(meta);
+        let mut chain = Hasher::new();
+        let mut h = Hasher::new();
+        h.write(text.as_bytes());
+        chain.write_u64(h.finish());
+        let io = |source| CacheError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        file.write_all(MAGIC).map_err(io)?;
+        file.write_all(&VERSION.to_le_bytes()).map_err(io)?;
+        file.write_all(&(text.len() as u32).to_le_bytes())
+            .map_err(io)?;
+        file.write_all(text.as_bytes()).map_err(io)?;
+        file.write_all(&h.finish().to_le_bytes()).map_err(io)?;
+        Ok(CacheWriter {
+            file,
+            block_positions,
+            pending: TraceSet::new(),
+            positions: 0,
+            record_bytes: 0,
+            blocks: 0,
+            chain,
+        })
+    }
+
+    fn io(&self, source: std::io::Error) -> CacheError {
+        CacheError::Io {
+            path: self.file.target().to_path_buf(),
+            source,
+        }
+    }
+
+    /// Appends the positions of `set`.
+    ///
+    /// # Errors
+    /// When writing fails.
+    pub fn append(&mut self, set: &TraceSet) -> Result<(), CacheError> {
+        for i in 0..set.len() {
+            self.pending.push_record_of(set, i);
+            if self.pending.len() == self.block_positions {
+                self.write_block()?;
+            }
+        }
+        Ok(())
+    }
+
+    fn write_block(&mut self) -> Result<(), CacheError> {
+        let block = std::mem::take(&mut self.pending);
+        if block.is_empty() {
+            return Ok(());
+        }
+        let (records, starts) = block.raw_parts();
+        let mut start_bytes = Vec::with_capacity(block.len() * 4);
+        for s in starts {
+            start_bytes.extend_from_slice(&(s as u32).to_le_bytes());
+        }
+        let mut h = Hasher::new();
+        h.write(&start_bytes);
+        h.write(records);
+        let sum = h.finish();
+        let result = (|| {
+            self.file.write_all(&(block.len() as u32).to_le_bytes())?;
+            self.file.write_all(&(records.len() as u64).to_le_bytes())?;
+            self.file.write_all(&start_bytes)?;
+            self.file.write_all(records)?;
+            self.file.write_all(&sum.to_le_bytes())
+        })();
+        result.map_err(|e| self.io(e))?;
+        self.chain.write_u64(sum);
+        self.positions += block.len() as u64;
+        self.record_bytes += records.len() as u64;
+        self.blocks += 1;
+        Ok(())
+    }
+
+    /// Writes the last block and the trailer and commits the file.
+    ///
+    /// # Errors
+    /// When writing fails.
+    pub fn finish(mut self) -> Result<u64, CacheError> {
+        self.write_block()?;
+        let mut trailer = Vec::with_capacity(4 + TRAILER as usize);
+        trailer.extend_from_slice(&0u32.to_le_bytes());
+        for v in [
+            self.positions,
+            self.record_bytes,
+            self.blocks,
+            self.chain.finish(),
+        ] {
+            trailer.extend_from_slice(&v.to_le_bytes());
+        }
+        trailer.extend_from_slice(END_MAGIC);
+        self.file.write_all(&trailer).map_err(|e| self.io(e))?;
+        self.file.commit()?;
+        Ok(self.positions)
+    }
+}
+
+/// Writes `set` as a cache at `path`.
+///
+/// # Errors
+/// When writing fails.
+pub fn save(path: &Path, set: &TraceSet, meta: &CacheMeta) -> Result<(), CacheError> {
+    let mut w = CacheWriter::create(path, meta)?;
+    w.append(set)?;
+    w.finish()?;
+    Ok(())
+}
+
+/// Reads a cache: the header at once, the blocks in any order.
+pub struct CacheReader {
+    path: PathBuf,
+    file: BufReader<File>,
+    meta: CacheMeta,
+    positions: u64,
+    record_bytes: u64,
+    /// File offset, position count and first position of every block.
+    blocks: Vec<(u64, usize, u64)>,
+    checksum: u64,
+}
+
+impl CacheReader {
+    /// Opens `path`, checks the header, the schema and the trailer, and
+    /// finds the blocks.
+    ///
+    /// # Errors
+    /// [`CacheError`] naming the file and what is wrong.
+    pub fn open(path: &Path) -> Result<CacheReader, CacheError> {
+        let io = |source| CacheError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let corrupt = |reason: String| CacheError::Corrupt {
+            path: path.to_path_buf(),
+            reason,
+        };
+        let file = File::open(path).map_err(io)?;
+        let length = file.metadata().map_err(io)?.len();
+        let mut file = BufReader::with_capacity(1 << 20, file);
+        let mut magic = [0u8; 8];
+        if file.read_exact(&mut magic).is_err() || &magic != MAGIC {
+            return Err(CacheError::NotACache {
+                path: path.to_path_buf(),
+            });
+        }
+        let version = read_u32(&mut file).map_err(io)?;
+        if version != VERSION {
+            return Err(CacheError::Version {
+                path: path.to_path_buf(),
+                found: version,
+            });
+        }
+        let header_len = read_u32(&mut file).map_err(io)?;
+        if header_len > MAX_HEADER || header_len as u64 > length {
+            return Err(corrupt(format!("header length {header_len}")));
+        }
+        let mut text = vec![0u8; header_len as usize];
+        file.read_exact(&mut text).map_err(io)?;
+        let sum = read_u64(&mut file).map_err(io)?;
+        let mut h = Hasher::new();
+        h.write(&text);
+        if h.finish() != sum {
+            return Err(corrupt("header checksum mismatch".into()));
+        }
+        let text = String::from_utf8(text).map_err(|_| corrupt("header is not UTF-8".into()))?;
+        let mut meta = CacheMeta {
+            resolve: String::new(),
+            params: String::new(),
+            inputs: Vec::new(),
+        };
+        let mut schema = Vec::new();
+        for line in text.lines() {
+            let (key, value) = line.split_once(' ').unwrap_or((line, ""));
+            match key {
+                "resolve" => meta.resolve = value.to_string(),
+                "params" => meta.params = value.to_string(),
+                "input" => meta.inputs.push(value.to_string()),
+                _ => schema.push(line.to_string()),
+            }
+        }
+        let ours = schema_lines();
+        if schema != ours {
+            let difference = match schema.iter().zip(&ours).position(|(a, b)| a != b) {
+                Some(i) => format!("`{}` in the cache, `{}` in this build", schema[i], ours[i]),
+                None => format!(
+                    "{} schema lines in the cache, {} in this build",
+                    schema.len(),
+                    ours.len()
+                ),
+            };
+            return Err(CacheError::Schema {
+                path: path.to_path_buf(),
+                difference,
+            });
+        }
+        let body = 8 + 4 + 4 + header_len as u64 + 8;
+        // The trailer.
+        if length < body + 4 + TRAILER {
+            return Err(corrupt("truncated (no trailer)".into()));
+        }
+        file.seek(SeekFrom::Start(length - TRAILER)).map_err(io)?;
+        let positions = read_u64(&mut file).map_err(io)?;
+        let record_bytes = read_u64(&mut file).map_err(io)?;
+        let block_count = read_u64(&mut file).map_err(io)?;
+        let chain_sum = read_u64(&mut file).map_err(io)?;
+        file.read_exact(&mut magic).map_err(io)?;
+        if &magic != END_MAGIC {
+            return Err(corrupt("truncated (no end marker)".into()));
+        }
+        // The blocks: counts and sizes, and the chain of their checksums.
+        let mut blocks = Vec::new();
+        let mut chain = Hasher::new();
+        chain.write_u64(sum);
+        let mut at = body;
+        let (mut seen_positions, mut seen_bytes) = (0u64, 0u64);
+        loop {
+            file.seek(SeekFrom::Start(at)).map_err(io)?;
+            let n = read_u32(&mut file).map_err(io)? as usize;
+            if n == 0 {
+                break;
+            }
+            let bytes = read_u64(&mut file).map_err(io)?;
+            let size = 4 + 8 + 4 * n as u64 + bytes + 8;
+            if n > BLOCK_POSITIONS || at + size > length - TRAILER - 4 {
+                return Err(corrupt(format!(
+                    "block {} at byte {at}: bad size",
+                    blocks.len()
+                )));
+            }
+            file.seek(SeekFrom::Start(at + size - 8)).map_err(io)?;
+            chain.write_u64(read_u64(&mut file).map_err(io)?);
+            blocks.push((at, n, seen_positions));
+            seen_positions += n as u64;
+            seen_bytes += bytes;
+            at += size;
+        }
+        if at + 4 + TRAILER != length
+            || seen_positions != positions
+            || seen_bytes != record_bytes
+            || blocks.len() as u64 != block_count
+            || chain.finish() != chain_sum
+        {
+            return Err(corrupt("blocks and trailer disagree".into()));
+        }
+        Ok(CacheReader {
+            path: path.to_path_buf(),
+            file,
+            meta,
+            positions,
+            record_bytes,
+            blocks,
+            checksum: chain_sum,
+        })
+    }
+
+    /// The header's facts.
+    pub fn meta(&self) -> &CacheMeta {
+        &self.meta
+    }
+
+    /// Number of positions.
+    pub fn positions(&self) -> u64 {
+        self.positions
+    }
+
+    /// Bytes of records.
+    pub fn record_bytes(&self) -> u64 {
+        self.record_bytes
+    }
+
+    /// The checksum of the header and every block (from the trailer,
+    /// checked when the cache was opened).
+    pub fn content_checksum(&self) -> u64 {
+        self.checksum
+    }
+
+    /// Number of blocks.
+    pub fn blocks(&self) -> usize {
+        self.blocks.len()
+    }
+
+    /// Positions in block `k`, and the index of its first position.
+    pub fn block_span(&self, k: usize) -> (u64, usize) {
+        (self.blocks[k].2, self.blocks[k].1)
+    }
+
+    /// Reads block `k` into `set` (appending), checking its checksum and
+    /// records.
+    ///
+    /// # Errors
+    /// A read error or a corrupt block.
+    pub fn read_block(&mut self, k: usize, set: &mut TraceSet) -> Result<(), CacheError> {
+        let (at, n, first) = self.blocks[k];
+        let io = |source| CacheError::Io {
+            path: self.path.clone(),
+            source,
+        };
+        self.file.seek(SeekFrom::Start(at + 4)).map_err(io)?;
+        let bytes = read_u64(&mut self.file).map_err(io)? as usize;
+        let mut start_bytes = vec![0u8; 4 * n];
+        self.file.read_exact(&mut start_bytes).map_err(io)?;
+        let mut records = vec![0u8; bytes];
+        self.file.read_exact(&mut records).map_err(io)?;
+        let sum = read_u64(&mut self.file).map_err(io)?;
+        let mut h = Hasher::new();
+        h.write(&start_bytes);
+        h.write(&records);
+        let corrupt = |reason: String| CacheError::Corrupt {
+            path: self.path.clone(),
+            reason: format!("block {k} (positions from {first}): {reason}"),
+        };
+        if h.finish() != sum {
+            return Err(corrupt("checksum mismatch".into()));
+        }
+        let starts: Vec<u64> = start_bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")) as u64)
+            .collect();
+        let block = TraceSet::from_raw_parts(records, &starts)
+            .map_err(|e: RecordError| corrupt(e.to_string()))?;
+        set.extend(&block);
+        Ok(())
+    }
+
+    /// Reads every position, in order.
+    ///
+    /// # Errors
+    /// A read error or a corrupt block.
+    pub fn read_all(&mut self, mut on_progress: impl FnMut(usize)) -> Result<TraceSet, CacheError> {
+        let mut set = TraceSet::with_capacity(self.positions as usize, self.record_bytes as usize);
+        for k in 0..self.blocks.len() {
+            self.read_block(k, &mut set)?;
+            on_progress(set.len());
+        }
+        Ok(set)
+    }
+}
+
+fn read_u32(r: &mut impl Read) -> std::io::Result<u32> {
+    let mut b = [0u8; 4];
+    r.read_exact(&mut b)?;
+    Ok(u32::from_le_bytes(b))
+}
+
+fn read_u64(r: &mut impl Read) -> std::io::Result<u64> {
+    let mut b = [0u8; 8];
+    r.read_exact(&mut b)?;
+    Ok(u64::from_le_bytes(b))
+}
+
+/// Reads the whole cache at `path`.
+///
+/// # Errors
+/// [`CacheError`] naming the file and what is wrong.
+pub fn load(path: &Path) -> Result<(TraceSet, CacheMeta), CacheError> {
+    let mut r = CacheReader::open(path)?;
+    let set = r.read_all(|_| {})?;
+    Ok((set, r.meta().clone()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::formats::labeled::parse_line;
+
+    fn set(n: usize) -> TraceSet {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../data/labeled/masters-quiet-20k.epd"
+        );
+        let text = std::fs::read_to_string(path).expect("bundled data");
+        let mut set = TraceSet::new();
+        for (i, line) in text.lines().take(n).enumerate() {
+            let r = parse_line(line).unwrap().unwrap();
+            set.push_position(
+                &r.position,
+                r.result.unwrap(),
+                (i % 2 == 0).then_some(i as i32),
+            );
+        }
+        set
+    }
+
+    fn meta() -> CacheMeta {
+        CacheMeta {
+            resolve: "qsearch".into(),
+            params: "0123456789abcdef".into(),
+            inputs: vec!["a.epd (3 positions, fnv64 0)".into(), "b.epd".into()],
+        }
+    }
+
+    #[test]
+    fn a_cache_round_trips_across_blocks() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.traces");
+        let original = set(300);
+        // Several blocks: repeat the positions past one block.
+        let mut big = TraceSet::new();
+        while big.len() < BLOCK_POSITIONS + 700 {
+            big.extend(&original);
+        }
+        save(&path, &big, &meta()).unwrap();
+        let mut reader = CacheReader::open(&path).unwrap();
+        assert_eq!(reader.blocks(), 2);
+        assert_eq!(reader.positions(), big.len() as u64);
+        assert_eq!(reader.meta(), &meta());
+        let mut second = TraceSet::new();
+        reader.read_block(1, &mut second).unwrap();
+        assert_eq!(second.len(), big.len() - BLOCK_POSITIONS);
+        let (back, m) = load(&path).unwrap();
+        assert_eq!(m, meta());
+        assert_eq!(back, big);
+        assert_eq!(back.fingerprint(), big.fingerprint());
+        // An empty set is a valid cache too.
+        save(&path, &TraceSet::new(), &meta()).unwrap();
+        assert!(load(&path).unwrap().0.is_empty());
+    }
+
+    /// The header's bytes: (start, text) of a cache file.
+    fn header(bytes: &[u8]) -> (usize, String) {
+        let len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+        (16, String::from_utf8(bytes[16..16 + len].to_vec()).unwrap())
+    }
+
+    /// `bytes` with its header replaced by `text` (checksum fixed).
+    fn with_header(bytes: &[u8], text: &str) -> Vec<u8> {
+        let (start, old) = header(bytes);
+        let mut out = bytes[..12].to_vec();
+        out.extend_from_slice(&(text.len() as u32).to_le_bytes());
+        out.extend_from_slice(text.as_bytes());
+        let mut h = Hasher::new();
+        h.write(text.as_bytes());
+        out.extend_from_slice(&h.finish().to_le_bytes());
+        // The chain of checksums starts with the header's.
+        let rest = &bytes[start + old.len() + 8..];
+        let mut rest = rest.to_vec();
+        let n = rest.len();
+        let mut chain = Hasher::new();
+        chain.write_u64(h.finish());
+        let mut at = 0;
+        loop {
+            let count = u32::from_le_bytes(rest[at..at + 4].try_into().unwrap()) as u64;
+            if count == 0 {
+                break;
+            }
+            let records = u64::from_le_bytes(rest[at + 4..at + 12].try_into().unwrap());
+            let end = at as u64 + 12 + 4 * count + records;
+            chain.write_u64(u64::from_le_bytes(
+                rest[end as usize..end as usize + 8].try_into().unwrap(),
+            ));
+            at = end as usize + 8;
+        }
+        rest[n - 16..n - 8].copy_from_slice(&chain.finish().to_le_bytes());
+        out.extend_from_slice(&rest);
+        out
+    }
+
+    #[test]
+    fn a_cache_of_another_schema_or_version_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.traces");
+        save(&path, &set(50), &meta()).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let (_, text) = header(&bytes);
+        // Unchanged header, rewritten: still accepted (the test's rewriting
+        // is right).
+        std::fs::write(&path, with_header(&bytes, &text)).unwrap();
+        assert!(CacheReader::open(&path).is_ok());
+        // A renamed weight: another schema.
+        let first = text.lines().find(|l| l.starts_with("scalar ")).unwrap();
+        let renamed = text.replacen(first, "scalar material[X].mg", 1);
+        std::fs::write(&path, with_header(&bytes, &renamed)).unwrap();
+        let e = CacheReader::open(&path).err().expect("refused");
+        assert!(matches!(e, CacheError::Schema { .. }), "{e}");
+        assert!(e.to_string().contains("material[X].mg"), "{e}");
+        // One weight more.
+        let longer = format!("{text}scalar extra[0].mg\n");
+        std::fs::write(&path, with_header(&bytes, &longer)).unwrap();
+        assert!(matches!(
+            CacheReader::open(&path),
+            Err(CacheError::Schema { .. })
+        ));
+        // Another format version.
+        let mut other = bytes.clone();
+        other[8..12].copy_from_slice(&(VERSION + 1).to_le_bytes());
+        std::fs::write(&path, &other).unwrap();
+        assert!(
+            matches!(CacheReader::open(&path), Err(CacheError::Version { found, .. }) if found == VERSION + 1)
+        );
+        // Not a cache at all.
+        std::fs::write(&path, b"8/8/8/8/8/8/8/8 w - - c9 \"1-0\";\n").unwrap();
+        assert!(matches!(
+            CacheReader::open(&path),
+            Err(CacheError::NotACache { .. })
+        ));
+    }
+
+    #[test]
+    fn damaged_caches_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.traces");
+        save(&path, &set(200), &meta()).unwrap();
+        let bytes = std::fs::read(&path).unwrap();
+        let (start, text) = header(&bytes);
+        let body = start + text.len() + 8;
+        // A flipped bit in the records: the block's checksum.
+        let mut flipped = bytes.clone();
+        flipped[body + 12 + 4 * 200 + 100] ^= 4;
+        std::fs::write(&path, &flipped).unwrap();
+        let e = load(&path).expect_err("refused");
+        assert!(e.to_string().contains("checksum"), "{e}");
+        // Cut short: no trailer.
+        for cut in [bytes.len() - 1, bytes.len() / 2, body + 3] {
+            std::fs::write(&path, &bytes[..cut]).unwrap();
+            assert!(
+                matches!(CacheReader::open(&path), Err(CacheError::Corrupt { .. })),
+                "cut at {cut}"
+            );
+        }
+        // A damaged header.
+        let mut header_bit = bytes.clone();
+        header_bit[start + 3] ^= 1;
+        std::fs::write(&path, &header_bit).unwrap();
+        assert!(matches!(
+            CacheReader::open(&path),
+            Err(CacheError::Corrupt { .. })
+        ));
+    }
+}

@@ -1,0 +1,239 @@
+//! Training from a trace cache without holding it: `--stream`.
+//!
+//! The validation positions (chosen by [`validation_mask`] with the seed,
+//! exactly as in memory) and a sample of the training positions (for
+//! fitting `K` and reporting the training loss before and after) are read
+//! once and kept; every epoch then reads the cache's blocks in an order
+//! shuffled with the seed and the epoch, [`WINDOW_BLOCKS`] at a time, shuffles
+//! the training positions of each window, and cuts them into mini-batches
+//! (a batch may span two windows: its sums are added in order). Memory is
+//! one window, the validation set, the sample and one bit per position,
+//! whatever the size of the cache, and the result depends only on the
+//! cache, the seed and the settings (not on the thread count).
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use engine::eval::Params;
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+
+use crate::cache::{CacheError, CacheMeta, CacheReader};
+use crate::objective::{self, Objective};
+use crate::source::{Mask, validation_count, validation_mask};
+use crate::trace_set::{Hasher, TraceSet};
+use crate::trainer::{BatchStep, DataError, Split, TrainingData};
+
+/// Blocks of the cache read and shuffled together (4 × 65,536 positions).
+pub const WINDOW_BLOCKS: usize = 4;
+/// Training positions kept in memory for fitting `K` and measuring the
+/// training loss at fixed weights.
+pub const SAMPLE_POSITIONS: usize = 1 << 20;
+
+/// A trace cache read block by block.
+pub struct StreamData {
+    path: PathBuf,
+    reader: Mutex<CacheReader>,
+    validation_mask: Mask,
+    validation: TraceSet,
+    sample: TraceSet,
+    train_len: usize,
+    fingerprint: u64,
+    meta: CacheMeta,
+}
+
+impl StreamData {
+    /// Opens the cache at `path`, takes the validation positions (a
+    /// `fraction` chosen with `seed`) and the training sample out of it,
+    /// reporting the positions read to `on_progress`.
+    ///
+    /// # Errors
+    /// A cache that cannot be read, or is damaged or of another schema.
+    pub fn open(
+        path: &Path,
+        fraction: f64,
+        seed: u64,
+        mut on_progress: impl FnMut(usize),
+    ) -> Result<StreamData, CacheError> {
+        let mut reader = CacheReader::open(path)?;
+        let n = reader.positions() as usize;
+        let count = validation_count(n, fraction);
+        let mask = validation_mask(n, count, seed);
+        let train_len = n - count;
+        // An evenly spread sample of the training positions.
+        let stride = train_len.div_ceil(SAMPLE_POSITIONS).max(1);
+        let mut validation = TraceSet::new();
+        let mut sample = TraceSet::new();
+        let mut train_seen = 0usize;
+        let mut read = 0usize;
+        for k in 0..reader.blocks() {
+            let mut block = TraceSet::new();
+            reader.read_block(k, &mut block)?;
+            let (first, _) = reader.block_span(k);
+            for i in 0..block.len() {
+                if mask.get(first as usize + i) {
+                    validation.push_record_of(&block, i);
+                } else {
+                    if train_seen.is_multiple_of(stride) {
+                        sample.push_record_of(&block, i);
+                    }
+                    train_seen += 1;
+                }
+            }
+            read += block.len();
+            on_progress(read);
+        }
+        validation.shrink_to_fit();
+        sample.shrink_to_fit();
+        let mut h = Hasher::new();
+        h.write_u64(reader.content_checksum());
+        h.write_u64(n as u64);
+        h.write_u64(count as u64);
+        h.write_u64(validation.fingerprint());
+        let meta = reader.meta().clone();
+        Ok(StreamData {
+            meta,
+            path: path.to_path_buf(),
+            reader: Mutex::new(reader),
+            validation_mask: mask,
+            validation,
+            sample,
+            train_len,
+            fingerprint: h.finish(),
+        })
+    }
+
+    /// The validation set (in memory).
+    pub fn validation(&self) -> &TraceSet {
+        &self.validation
+    }
+
+    /// The training sample (in memory).
+    pub fn sample(&self) -> &TraceSet {
+        &self.sample
+    }
+
+    /// The cache's header.
+    pub fn meta(&self) -> &CacheMeta {
+        &self.meta
+    }
+
+    /// The cache.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Bytes of traces held in memory.
+    pub fn heap_bytes(&self) -> usize {
+        self.validation.heap_bytes() + self.sample.heap_bytes()
+    }
+}
+
+/// The running sums of a mini-batch that may span windows.
+struct Pending {
+    loss: f64,
+    grad: Vec<f64>,
+    len: usize,
+}
+
+impl TrainingData for StreamData {
+    fn train_len(&self) -> usize {
+        self.train_len
+    }
+
+    fn validation_len(&self) -> usize {
+        self.validation.len()
+    }
+
+    /// Indices into the training sample (the only training positions in
+    /// memory).
+    fn loss_and_gradient(
+        &self,
+        batch: &[u32],
+        weights: &[f64],
+        objective: &Objective,
+    ) -> (f64, Vec<f64>) {
+        objective::loss_and_gradient(&self.sample, batch, weights, objective)
+    }
+
+    /// The training loss is measured on the training sample.
+    fn mean_loss(&self, split: Split, weights: &[f64], objective: &Objective) -> f64 {
+        match split {
+            Split::Train => objective::mean_loss(&self.sample, weights, objective),
+            Split::Validation => objective::mean_loss(&self.validation, weights, objective),
+        }
+    }
+
+    fn fingerprint(&self) -> u64 {
+        self.fingerprint
+    }
+
+    fn retrace(&mut self, _: &Params) -> bool {
+        false
+    }
+
+    fn train_epoch(
+        &mut self,
+        order_seed: u64,
+        batch: usize,
+        objective: &Objective,
+        weights: &mut Vec<f64>,
+        step: &mut BatchStep,
+    ) -> Result<(), DataError> {
+        let reader = self.reader.get_mut().unwrap_or_else(|e| e.into_inner());
+        let mut rng = ChaCha8Rng::seed_from_u64(order_seed);
+        let mut blocks: Vec<usize> = (0..reader.blocks()).collect();
+        blocks.shuffle(&mut rng);
+        let dims = weights.len();
+        let mut pending = Pending {
+            loss: 0.0,
+            grad: vec![0.0; dims],
+            len: 0,
+        };
+        let mut flush = |pending: &mut Pending, weights: &mut Vec<f64>| {
+            if pending.len == 0 {
+                return;
+            }
+            let scale = 1.0 / pending.len as f64;
+            let grad = std::mem::replace(&mut pending.grad, vec![0.0; dims]);
+            let grad: Vec<f64> = grad.into_iter().map(|g| g * scale).collect();
+            step(weights, pending.loss * scale, grad, pending.len);
+            pending.loss = 0.0;
+            pending.len = 0;
+        };
+        for window in blocks.chunks(WINDOW_BLOCKS) {
+            let mut pool = TraceSet::new();
+            for &k in window {
+                let mut block = TraceSet::new();
+                reader.read_block(k, &mut block)?;
+                let (first, _) = reader.block_span(k);
+                for i in 0..block.len() {
+                    if !self.validation_mask.get(first as usize + i) {
+                        pool.push_record_of(&block, i);
+                    }
+                }
+            }
+            let mut order: Vec<u32> = (0..pool.len() as u32).collect();
+            order.shuffle(&mut rng);
+            let mut rest = &order[..];
+            while !rest.is_empty() {
+                let take = (batch - pending.len).min(rest.len());
+                let (part, tail) = rest.split_at(take);
+                let (loss, grad) =
+                    objective::loss_and_gradient_sums(&pool, part, weights, objective);
+                pending.loss += loss;
+                for (a, b) in pending.grad.iter_mut().zip(&grad) {
+                    *a += b;
+                }
+                pending.len += part.len();
+                if pending.len == batch {
+                    flush(&mut pending, weights);
+                }
+                rest = tail;
+            }
+        }
+        flush(&mut pending, weights);
+        Ok(())
+    }
+}
