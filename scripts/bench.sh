@@ -63,6 +63,12 @@ ext=$(grep -m1 'speed ratio' <<<"$out" | grep -oE '[0-9.]+x by wall' | grep -oE 
 row labeler "games/s at 5000 nodes, 2 threads" "$gps" "target" "5" "$(ratio "$gps" 5)"
 row labeler "in-process vs external UCI (wall)" "-" "engine over UCI" "-" "${ext:-n/a}x"
 
+# labeler selfplay vs per-position labeling, same node budget.
+if out=$(scripts/bench-selfplay.sh 2>&1); then :; fi; echo "$out" >>"$log"
+sp=$(grep -m1 '^selfplay:' <<<"$out" | grep -oE '[0-9.]+ positions per CPU-s' | grep -oE '^[0-9.]+')
+lb=$(grep -m1 '^labeler:' <<<"$out" | grep -oE '[0-9.]+ positions per CPU-s' | grep -oE '^[0-9.]+')
+row labeler "selfplay positions per CPU-s, 5000 nodes" "$sp" "per-position labeler" "${lb:-n/a}" "$(ratio "$sp" "$lb") (target 40x)"
+
 # tuner.
 if out=$(scripts/bench-tuner.sh 2>&1); then :; fi; echo "$out" >>"$log"
 figure() { grep -m1 '^summary:' <<<"$out" | grep -oE "$1=[0-9.]+" | cut -d= -f2; }

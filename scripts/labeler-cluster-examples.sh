@@ -5,9 +5,10 @@
 # How sharding works (see `labeler --help`): records are numbered from 0 over
 # all inputs in order (bad lines included); shard K/N labels the records whose
 # number is K modulo N and appends `id "<record number>";` to each output
-# line. `labeler merge` accepts the shard outputs (or their concatenation),
-# sorts on that number, strips it, and writes exactly what one unsharded run
-# would have written. Every shard is resumable on its own: rerunning a shard
+# line. `labeler merge` takes the shard outputs, checks with their sidecars
+# that every shard is there and finished (otherwise it fails and writes
+# nothing), sorts on that number, strips it, and writes exactly what one
+# unsharded run would have written. Every shard is resumable on its own: rerunning a shard
 # command after a crash, preemption or timeout continues where it stopped.
 #
 # usage: scripts/labeler-cluster-examples.sh parallel|slurm|merge
@@ -78,8 +79,9 @@ run_slurm_task() {
 
 # ---------------------------------------------------------------------------
 # 3. Merge: input order restored, the id operation removed. The shard
-#    outputs may be given in any order, or concatenated first
-#    (cat shard-*.epd > all.epd; labeler merge all.epd -o labeled.epd).
+#    outputs may be given in any order; a concatenation of them has no
+#    sidecar and is merged only unchecked
+#    (cat shard-*.epd > all.epd; labeler merge --unchecked all.epd -o labeled.epd).
 # ---------------------------------------------------------------------------
 merge_shards() {
   "$LABELER" merge "$OUTDIR"/shard-*-of-"$SHARDS".epd -o "$OUTDIR/labeled.epd"

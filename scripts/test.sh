@@ -10,11 +10,13 @@ if ! python3 -c "import chess" 2>/dev/null; then
 fi
 
 # Debian peers used by comparison tests (skipped by those tests when absent):
-# polyglot and the gnuchess Polyglot book. Installed when we can (root + apt).
+# polyglot and the gnuchess Polyglot book; jq, with which the pipeline smoke run
+# reads the tools' JSON summaries. Installed when we can (root + apt).
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     missing=()
     [ -x /usr/games/polyglot ] || missing+=(polyglot)
     dpkg -s gnuchess-book >/dev/null 2>&1 || missing+=(gnuchess-book)
+    command -v jq >/dev/null || missing+=(jq)
     if [ ${#missing[@]} -gt 0 ]; then
         (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}") \
             >/dev/null 2>&1 || echo "note: could not install ${missing[*]}; tests that need them are skipped"
@@ -22,3 +24,17 @@ if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 fi
 
 cargo test --release --workspace "$@"
+
+# The README's first command, end to end at toy sizes (about 15 s): every step
+# runs and the report is made from the tools' summaries.
+if [ $# -eq 0 ]; then
+    run=$(mktemp -d)
+    trap 'rm -rf "$run"' EXIT
+    scripts/pipeline.sh --run-dir "$run/pipeline" --selfplay-games 6 --validation-games 2 \
+        --selfplay-nodes 300 --epochs 3 --games 2 --match-nodes 300 --shipped-games 2 >/dev/null
+    grep -q '^| 1 | start | ' "$run/pipeline/report.md" || {
+        echo "pipeline smoke run: no generation row in its report" >&2
+        exit 1
+    }
+    echo "pipeline smoke run: ok"
+fi

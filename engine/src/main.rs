@@ -1,9 +1,11 @@
 //! The `engine` binary: a UCI chess engine (no arguments) and its
 //! benchmarking and testing commands.
 
+use engine::runtime::exit::is_broken_pipe;
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -16,6 +18,7 @@ use engine::chess::perft;
 use engine::chess::position::parse_fen;
 use engine::chess::position::uci_of;
 use engine::eval::{self, Params};
+use engine::formats::atomic_file::{AtomicFile, check_outputs};
 use engine::formats::labeled::LabeledReader;
 use engine::formats::{epd_suite, perft_suite};
 use engine::formats::{params_file, search_params_file};
@@ -32,6 +35,23 @@ use engine::runtime::interrupt::{EXIT_INTERRUPTED, Interrupt};
 use engine::runtime::summary::{Status as SummaryStatus, Summary};
 use engine::search::{SEARCH_PARAMS, SearchLimits, SearchParams, Searcher};
 use engine::uci::UciSession;
+
+/// `println!` to standard output that returns an error (a full disk, a
+/// closed pipe) instead of panicking.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        writeln!(std::io::stdout().lock(), $($arg)*).context("cannot write to standard output")
+    };
+}
+
+/// `print!` to standard output, as [`say!`].
+macro_rules! say_raw {
+    ($($arg:tt)*) => {
+        write!(std::io::stdout().lock(), $($arg)*)
+            .and_then(|()| std::io::stdout().flush())
+            .context("cannot write to standard output")
+    };
+}
 
 /// A UCI chess engine. Without a command it speaks UCI on standard input and
 /// output.
@@ -312,8 +332,20 @@ const DEFAULT_DRAW_AFTER: u32 = 60;
 /// Time control when no limit is given.
 const DEFAULT_TIME_CONTROL: &str = "10+0.1";
 
-fn main() -> Result<()> {
-    let cli = Cli::parse();
+fn main() -> ExitCode {
+    match run(Cli::parse()) {
+        Ok(()) => ExitCode::SUCCESS,
+        // The reader of standard output has gone (e.g. `| head`): stop
+        // quietly, as a program killed by SIGPIPE would.
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("engine: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
     match cli.command.unwrap_or(Command::Uci) {
         Command::Uci => run_uci(),
         Command::Bench { depth, threads } => run_bench(depth, threads),
@@ -358,11 +390,11 @@ fn run_bench(depth: u32, threads: usize) -> Result<()> {
             eprintln!("position {:>2} {fen}: {nodes} nodes", i + 1);
         },
     );
-    println!(
+    say!(
         "time to depth {depth} with {threads} thread(s): {:.3} s",
         report.elapsed.as_secs_f64()
-    );
-    println!("{} nodes {} nps", report.nodes, report.nps());
+    )?;
+    say!("{} nodes {} nps", report.nodes, report.nps())?;
     Ok(())
 }
 
@@ -380,13 +412,13 @@ fn run_perft(depth: Option<u32>, fen: &[String]) -> Result<()> {
     } else {
         let mut out = std::io::stdout().lock();
         for (m, n) in perft::divide(&pos, depth) {
-            writeln!(out, "{}: {n}", uci_of(&m))?;
+            writeln!(out, "{}: {n}", uci_of(&m)).context("cannot write to standard output")?;
             total += n;
         }
     }
     let secs = start.elapsed().as_secs_f64();
-    println!();
-    println!("{total} nodes {:.0} nodes/s", total as f64 / secs.max(1e-9));
+    say!()?;
+    say!("{total} nodes {:.0} nodes/s", total as f64 / secs.max(1e-9))?;
     Ok(())
 }
 
@@ -403,19 +435,19 @@ fn run_perft_suite(file: &std::path::Path, max_depth: Option<u32>) -> Result<()>
             nodes += got;
             if got != expected {
                 failures += 1;
-                println!(
+                say!(
                     "FAIL {} depth {depth}: expected {expected}, got {got}",
                     case.fen
-                );
+                )?;
             }
         }
     }
     let secs = start.elapsed().as_secs_f64();
-    println!(
+    say!(
         "{} positions, {failures} failures, {nodes} nodes {:.0} nodes/s",
         cases.len(),
         nodes as f64 / secs.max(1e-9)
-    );
+    )?;
     if failures > 0 {
         bail!("{failures} perft counts differ");
     }
@@ -449,7 +481,7 @@ fn run_test(
         let ok = result.best_move.is_some_and(|m| test.is_solved_by(m));
         solved += usize::from(ok);
         let played = result.best_move.as_ref().map_or("none".to_string(), uci_of);
-        println!(
+        say!(
             "{:>4} {:<12} {} played {played} score {} depth {} nodes {}",
             i + 1,
             test.id,
@@ -457,9 +489,9 @@ fn run_test(
             result.score,
             result.depth,
             result.nodes
-        );
+        )?;
     }
-    println!("solved {solved} of {}", tests.len());
+    say!("solved {solved} of {}", tests.len())?;
     Ok(())
 }
 
@@ -498,14 +530,14 @@ fn print_search_params(file: Option<&PathBuf>, openbench: bool, r_end: f64) -> R
     if openbench {
         // OpenBench's SPSA input: name, int, value, min, max, c_end, r_end.
         for (i, spec) in SEARCH_PARAMS.iter().enumerate() {
-            println!(
+            say!(
                 "{}, int, {}, {}, {}, {}, {r_end}",
                 spec.name,
                 params.get(i),
                 spec.min,
                 spec.max,
                 spec.step
-            );
+            )?;
         }
         return Ok(());
     }
@@ -513,8 +545,7 @@ fn print_search_params(file: Option<&PathBuf>, openbench: bool, r_end: f64) -> R
         Some(p) => format!("search parameters loaded from {}", p.display()),
         None => "compiled default search parameters".to_string(),
     };
-    print!("{}", search_params_file::to_text(&params, &[source]));
-    Ok(())
+    say_raw!("{}", search_params_file::to_text(&params, &[source]))
 }
 
 fn print_params(file: Option<&PathBuf>) -> Result<()> {
@@ -523,7 +554,7 @@ fn print_params(file: Option<&PathBuf>) -> Result<()> {
         Some(p) => format!("loaded from {}", p.display()),
         None => "compiled defaults".to_string(),
     };
-    print!("{}", params_file::to_text(&params, &[source]));
+    say_raw!("{}", params_file::to_text(&params, &[source]))?;
     Ok(())
 }
 
@@ -531,12 +562,15 @@ fn print_eval(fen: &str, params: Option<&PathBuf>) -> Result<()> {
     let params = load_params(params)?;
     let pos = parse_fen(fen)?;
     let bd = eval::breakdown(&pos, &params);
-    println!(
+    say!(
         "{:<12} {:>12} {:>12} {:>12}",
-        "term", "white mg eg", "black mg eg", "net mg eg"
-    );
+        "term",
+        "white mg eg",
+        "black mg eg",
+        "net mg eg"
+    )?;
     for (group, [w, b]) in &bd.groups {
-        println!(
+        say!(
             "{:<12} {:>5} {:>6} {:>5} {:>6} {:>5} {:>6}",
             group.name(),
             w.mg,
@@ -545,17 +579,17 @@ fn print_eval(fen: &str, params: Option<&PathBuf>) -> Result<()> {
             b.eg,
             w.mg - b.mg,
             w.eg - b.eg
-        );
+        )?;
     }
-    println!(
+    say!(
         "phase {} of {} (mg weight), endgame scale white {} black {} (of {})",
         bd.taper.phase,
         eval::MAX_PHASE,
         bd.taper.scale_white,
         bd.taper.scale_black,
         eval::SCALE_NORMAL
-    );
-    println!("score {}", bd.score);
+    )?;
+    say!("score {}", bd.score)?;
     Ok(())
 }
 
@@ -585,17 +619,17 @@ fn bench_eval(file: &PathBuf, passes: usize) -> Result<()> {
     }
     let traced = start.elapsed().as_secs_f64();
     let n = (positions.len() * passes) as f64;
-    println!(
+    say!(
         "positions {} x {passes} passes (checksum {checksum})",
         positions.len()
-    );
-    println!("play mode  {:>12.0} positions/s", n / play);
-    println!(
+    )?;
+    say!("play mode  {:>12.0} positions/s", n / play)?;
+    say!(
         "trace mode {:>12.0} positions/s ({:.2}x play-mode cost, {:.1} nonzero coefficients per position)",
         n / traced,
         traced / play,
         entries as f64 / n
-    );
+    )?;
     Ok(())
 }
 
@@ -678,6 +712,10 @@ fn estimate_line(e: &Estimate) -> String {
 }
 
 fn run_match_command(args: &MatchArgs) -> Result<()> {
+    if let Some(pgn) = &args.pgn {
+        let inputs = [&args.openings, &args.params_a, &args.params_b];
+        check_outputs(&[pgn], &inputs.into_iter().flatten().collect::<Vec<_>>())?;
+    }
     let timeout = Duration::from_secs_f64(args.engine_timeout.max(0.0));
     let mut a = contestant(
         args.params_a.as_ref(),
@@ -749,7 +787,7 @@ fn run_match_command(args: &MatchArgs) -> Result<()> {
         MoveLimit::Clock(tc) => format!("tc {tc}"),
         MoveLimit::Fixed(budget) => budget.describe(),
     };
-    println!(
+    say!(
         "match {name_a} (A) vs {name_b} (B): {} games, {} per opening, {limit_text}, concurrency {}{}{}",
         settings.games,
         settings.repeat,
@@ -766,11 +804,11 @@ fn run_match_command(args: &MatchArgs) -> Result<()> {
             s.lower_bound(),
             s.upper_bound()
         ))
-    );
+    )?;
+    // The PGN is complete (committed) when the match ends, also when it is
+    // stopped by Ctrl-C: the games played so far are kept.
     let mut pgn_out = match &args.pgn {
-        Some(path) => Some(std::io::BufWriter::new(
-            std::fs::File::create(path).with_context(|| format!("creating {}", path.display()))?,
-        )),
+        Some(path) => Some(AtomicFile::create(path)?),
         None => None,
     };
     let interrupt = Interrupt::new();
@@ -797,7 +835,11 @@ fn run_match_command(args: &MatchArgs) -> Result<()> {
             GameEnd::Forfeit { detail, .. } => format!(" ({detail})"),
             GameEnd::Rules(_) => String::new(),
         };
-        println!(
+        if write_error.is_some() {
+            // Stop at the first failed write: the match is aborted below.
+            return;
+        }
+        let line = say!(
             "game {:>4}: {white} - {black} {} {}{detail}, {} plies | {}",
             report.index + 1,
             report.result.pgn(),
@@ -805,21 +847,27 @@ fn run_match_command(args: &MatchArgs) -> Result<()> {
             report.plies,
             standing.summary_line()
         );
-        if let Some(out) = pgn_out.as_mut()
-            && write_error.is_none()
-            && let Err(e) = out
+        let pgn = match pgn_out.as_mut() {
+            Some(out) => out
                 .write_all(report.pgn.as_bytes())
                 .and_then(|()| out.flush())
-        {
+                .with_context(|| format!("writing the PGN file {}", out.target().display())),
+            None => Ok(()),
+        };
+        if let Err(e) = line.and(pgn) {
             write_error = Some(e);
+            interrupt.trigger();
         }
     })?;
     if let Some(e) = write_error {
-        return Err(e).context("writing the PGN file");
+        return Err(e);
+    }
+    if let Some(out) = pgn_out {
+        out.commit()?;
     }
     let standing = &summary.standing;
-    println!();
-    println!(
+    say!()?;
+    say!(
         "final: {name_a} vs {name_b}: {} games{}",
         summary.games_played,
         if summary.stopped_early {
@@ -827,30 +875,30 @@ fn run_match_command(args: &MatchArgs) -> Result<()> {
         } else {
             ""
         }
-    );
+    )?;
     let r = &standing.record;
-    println!(
+    say!(
         "  games  +{} ={} -{} score {:.3}",
         r.wins,
         r.draws,
         r.losses,
         r.score()
-    );
+    )?;
     if standing.paired {
         let p = &standing.pairs;
         let [ll, ld, even, wd, ww] = p.frequencies();
-        println!(
+        say!(
             "  pairs  {} complete: [LL LD DD+WL WD WW] = [{ll} {ld} {even} {wd} {ww}] (DD {} WL {})",
             p.pairs(),
             p.dd,
             p.wl
-        );
-        println!("  pentanomial  {}", estimate_line(&p.estimate()));
+        )?;
+        say!("  pentanomial  {}", estimate_line(&p.estimate()))?;
     }
-    println!("  trinomial    {}", estimate_line(&r.estimate()));
+    say!("  trinomial    {}", estimate_line(&r.estimate()))?;
     for ((side, reason), count) in &standing.forfeits {
         let name = if *side == Side::A { name_a } else { name_b };
-        println!("  {name} lost {count} by {}", reason.name());
+        say!("  {name} lost {count} by {}", reason.name())?;
     }
     if !standing.endings.is_empty() {
         let endings: Vec<String> = standing
@@ -858,28 +906,28 @@ fn run_match_command(args: &MatchArgs) -> Result<()> {
             .iter()
             .map(|(t, n)| format!("{} {n}", t.name()))
             .collect();
-        println!("  endings: {}", endings.join(", "));
+        say!("  endings: {}", endings.join(", "))?;
     }
     if args.report_openings {
-        println!("  {name_a}'s score by ECO family of the opening:");
+        say!("  {name_a}'s score by ECO family of the opening:")?;
         for (family, (record, names)) in &by_family {
             // The family's most frequent opening name labels it.
             let name = names
                 .iter()
                 .max_by_key(|(name, n)| (**n, std::cmp::Reverse(*name)))
                 .map_or("", |(name, _)| name.as_str());
-            println!(
+            say!(
                 "    {family:<2} {name:<32} {:>5} games  +{} ={} -{}  {:>5.1}%",
                 record.games(),
                 record.wins,
                 record.draws,
                 record.losses,
                 100.0 * record.score()
-            );
+            )?;
         }
     }
     if let (Some(decision), Some(sprt)) = (standing.sprt, settings.sprt) {
-        println!(
+        say!(
             "  SPRT   {} (LLR {:+.2}, bounds {:.2} {:.2}, {} on {})",
             decision.verdict(),
             standing.llr.unwrap_or_default(),
@@ -887,7 +935,7 @@ fn run_match_command(args: &MatchArgs) -> Result<()> {
             sprt.upper_bound(),
             sprt,
             if standing.paired { "pairs" } else { "games" }
-        );
+        )?;
     }
     if let Some(path) = &args.summary {
         let mut json = Summary::new("engine match", env!("CARGO_PKG_VERSION"));

@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use shakmaty::{Chess, Color, Move, Position};
 
+use crate::chess::excerpt::{excerpt, excerpt_bytes};
 use crate::chess::position::{key, parse_fen, play_uci, uci_of};
 use crate::eval::Params;
 use crate::formats::book::PolyglotBook;
@@ -40,8 +41,15 @@ pub const MAX_HASH_MB: usize = 16_384;
 pub const MAX_THREADS: usize = 256;
 /// Largest accepted `Move Overhead` in ms.
 pub const MAX_MOVE_OVERHEAD_MS: u64 = 5_000;
-/// How often a finished infinite search polls for `stop`.
-const INFINITE_POLL: Duration = Duration::from_millis(1);
+/// Nodes searched by a `go` without any usable limit (a fraction of a
+/// second; `go infinite` searches until `stop`).
+pub const DEFAULT_GO_NODES: u64 = 1_000_000;
+/// Longest input line read; the rest of a longer line is dropped and the
+/// line ignored.
+pub const MAX_LINE_BYTES: usize = 1 << 20;
+/// How often a finished infinite search looks at the stop flag when not
+/// woken (`stop` and `ponderhit` wake it at once).
+const INFINITE_POLL: Duration = Duration::from_millis(50);
 
 /// Where the session writes its replies (shared with the search thread).
 pub type Output = Arc<Mutex<Box<dyn Write + Send>>>;
@@ -121,6 +129,70 @@ pub struct UciSession {
     book: Option<PolyglotBook>,
 }
 
+/// Reads one line (without its end) into `line`, keeping at most
+/// [`MAX_LINE_BYTES`] of it (the rest is dropped, so a line without end
+/// cannot exhaust memory). Returns whether the line was ended by a newline
+/// (false at the end of the input) and its full length.
+fn read_line(input: &mut impl BufRead, line: &mut Vec<u8>) -> std::io::Result<(bool, usize)> {
+    line.clear();
+    let mut length = 0;
+    loop {
+        let available = match input.fill_buf() {
+            Ok(bytes) => bytes,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        if available.is_empty() {
+            return Ok((false, length));
+        }
+        let (chunk, ended) = match available.iter().position(|&b| b == b'\n') {
+            Some(i) => (&available[..i], true),
+            None => (available, false),
+        };
+        let room = MAX_LINE_BYTES.saturating_sub(line.len());
+        line.extend_from_slice(&chunk[..chunk.len().min(room)]);
+        length += chunk.len();
+        let used = chunk.len() + usize::from(ended);
+        input.consume(used);
+        if ended {
+            return Ok((true, length));
+        }
+    }
+}
+
+/// The text of a line read by [`read_line`] (`length` bytes long in
+/// full), or why it is ignored.
+fn line_text(line: &[u8], length: usize) -> Result<&str, String> {
+    if length > MAX_LINE_BYTES {
+        return Err(format!(
+            "input line of {length} bytes ignored (the longest read is {MAX_LINE_BYTES})"
+        ));
+    }
+    std::str::from_utf8(line).map_err(|e| {
+        format!(
+            "input line ignored: not UTF-8 (byte {}): {}",
+            e.valid_up_to() + 1,
+            excerpt_bytes(line)
+        )
+    })
+}
+
+/// The words of `go` that start a new argument.
+const GO_KEYWORDS: [&str; 12] = [
+    "searchmoves",
+    "ponder",
+    "wtime",
+    "btime",
+    "winc",
+    "binc",
+    "movestogo",
+    "depth",
+    "nodes",
+    "mate",
+    "movetime",
+    "infinite",
+];
+
 /// Parses `go` arguments into limits and the `infinite` flag.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 struct GoCommand {
@@ -132,15 +204,39 @@ struct GoCommand {
     movetime: Option<Duration>,
     depth: Option<u32>,
     nodes: Option<u64>,
+    searchmoves: Vec<Move>,
     infinite: bool,
 }
 
-fn millis(value: &str) -> Option<Duration> {
-    // Some GUIs send negative times when the clock is about to run out.
+impl GoCommand {
+    /// Whether any limit bounds the search.
+    fn has_limit(&self, turn: Color) -> bool {
+        let clock = match turn {
+            Color::White => self.wtime,
+            Color::Black => self.btime,
+        };
+        self.depth.is_some() || self.nodes.is_some() || self.movetime.is_some() || clock.is_some()
+    }
+}
+
+/// A time in milliseconds; some GUIs send negative times when the clock is
+/// about to run out (taken as 0).
+fn millis(value: &str) -> Result<Duration, String> {
     value
         .parse::<i64>()
-        .ok()
         .map(|v| Duration::from_millis(v.max(0) as u64))
+        .map_err(|_| "expected a whole number of milliseconds".to_string())
+}
+
+/// A count that must be at least `min`.
+fn count<T: std::str::FromStr + PartialOrd + std::fmt::Display>(
+    value: &str,
+    min: T,
+) -> Result<T, String> {
+    match value.parse::<T>() {
+        Ok(v) if v >= min => Ok(v),
+        _ => Err(format!("expected a whole number from {min}")),
+    }
 }
 
 /// A score as UCI writes it: `cp N` or `mate N` (moves).
@@ -254,10 +350,25 @@ impl UciSession {
     ///
     /// # Errors
     /// An I/O error reading `input`.
-    pub fn run(&mut self, input: impl BufRead) -> std::io::Result<()> {
-        for line in input.lines() {
-            if self.handle_line(&line?) == Flow::Quit {
+    pub fn run(&mut self, mut input: impl BufRead) -> std::io::Result<()> {
+        let mut line = Vec::new();
+        loop {
+            let (complete, length) = read_line(&mut input, &mut line)?;
+            if length == 0 && !complete {
+                break;
+            }
+            let flow = match line_text(&line, length) {
+                Ok(text) => self.handle_line(text),
+                Err(reason) => {
+                    self.info_string(&reason);
+                    Flow::Continue
+                }
+            };
+            if flow == Flow::Quit {
                 return Ok(());
+            }
+            if !complete {
+                break;
             }
         }
         self.handle_line("quit");
@@ -293,10 +404,12 @@ impl UciSession {
             "uci" => self.cmd_uci(),
             "isready" => send(&self.out, "readyok"),
             "ucinewgame" => {
+                // Ignored as a whole during a search: the position the GUI
+                // set up stays for the next `go`.
                 if let Some(s) = self.idle_searcher("ucinewgame") {
                     s.new_game();
+                    self.set_start_position();
                 }
-                self.set_start_position();
             }
             "setoption" => self.cmd_setoption(args),
             "position" => self.cmd_position(args),
@@ -304,13 +417,13 @@ impl UciSession {
             "stop" => self.stop_search(),
             // Pondering is not advertised; a `go ponder` runs as infinite, so
             // a ponderhit ends it with the move found so far.
-            "ponderhit" => self.stop.store(true, Ordering::Release),
+            "ponderhit" => self.signal_stop(),
             "debug" | "register" => {}
             "quit" => {
                 self.stop_search();
                 return Flow::Quit;
             }
-            other => self.info_string(&format!("unknown command {other:?} ignored")),
+            other => self.info_string(&format!("unknown command {:?} ignored", excerpt(other))),
         }
         Flow::Continue
     }
@@ -372,14 +485,38 @@ impl UciSession {
         s
     }
 
-    fn stop_search(&mut self) {
+    /// Sets the stop flag and wakes a finished infinite search waiting
+    /// for it.
+    fn signal_stop(&self) {
         self.stop.store(true, Ordering::Release);
+        if let Some(r) = &self.running {
+            r.handle.thread().unpark();
+        }
+    }
+
+    fn stop_search(&mut self) {
+        self.signal_stop();
         self.join_search();
     }
 
     fn set_start_position(&mut self) {
         self.position = Chess::default();
         self.history_keys.clear();
+    }
+
+    /// The value of a spin option if it is a whole number in `min..=max`;
+    /// otherwise reports it ignored.
+    fn spin_value(&self, name: &str, value: &str, min: u64, max: u64) -> Option<u64> {
+        match value.parse::<u64>() {
+            Ok(v) if (min..=max).contains(&v) => Some(v),
+            _ => {
+                self.info_string(&format!(
+                    "{name} must be {min}..={max}; {:?} ignored",
+                    excerpt(value)
+                ));
+                None
+            }
+        }
     }
 
     fn cmd_setoption(&mut self, args: &[&str]) {
@@ -394,42 +531,43 @@ impl UciSession {
             .map(|i| args[i + 1..].join(" "))
             .unwrap_or_default();
         match name.to_ascii_lowercase().as_str() {
-            "hash" => match value.parse::<usize>() {
-                Ok(mb) if (1..=MAX_HASH_MB).contains(&mb) => {
-                    if let Some(s) = self.idle_searcher("setoption Hash") {
-                        match s.set_hash_megabytes(mb) {
-                            Ok(()) => self.options.hash_mb = mb,
-                            Err(e) => self.info_string(&format!("{e}; keeping the old size")),
-                        }
+            "hash" => {
+                let Some(mb) = self.spin_value("Hash", &value, 1, MAX_HASH_MB as u64) else {
+                    return;
+                };
+                let mb = mb as usize;
+                if let Some(s) = self.idle_searcher("setoption Hash") {
+                    // The table is allocated zeroed by the operating system
+                    // page by page as the search touches it, so even the
+                    // largest size is set at once.
+                    match s.set_hash_megabytes(mb) {
+                        Ok(()) => self.options.hash_mb = mb,
+                        Err(e) => self.info_string(&format!("{e}; keeping the old size")),
                     }
                 }
-                _ => self.info_string(&format!(
-                    "Hash must be 1..={MAX_HASH_MB}; {value:?} ignored"
-                )),
-            },
-            "threads" => match value.parse::<usize>() {
-                Ok(n) if (1..=MAX_THREADS).contains(&n) => {
-                    if let Some(s) = self.idle_searcher("setoption Threads") {
-                        s.set_threads(n);
-                        self.options.threads = n;
-                    }
+            }
+            "threads" => {
+                let Some(n) = self.spin_value("Threads", &value, 1, MAX_THREADS as u64) else {
+                    return;
+                };
+                if let Some(s) = self.idle_searcher("setoption Threads") {
+                    s.set_threads(n as usize);
+                    self.options.threads = n as usize;
                 }
-                _ => self.info_string(&format!(
-                    "Threads must be 1..={MAX_THREADS}; {value:?} ignored"
-                )),
-            },
-            "move overhead" => match value.parse::<u64>() {
-                Ok(ms) if ms <= MAX_MOVE_OVERHEAD_MS => {
+            }
+            "move overhead" => {
+                if let Some(ms) = self.spin_value("Move Overhead", &value, 0, MAX_MOVE_OVERHEAD_MS)
+                {
                     self.options.move_overhead = Duration::from_millis(ms);
                 }
-                _ => self.info_string(&format!(
-                    "Move Overhead must be 0..={MAX_MOVE_OVERHEAD_MS}; {value:?} ignored"
-                )),
-            },
+            }
             "ownbook" => match value.to_ascii_lowercase().as_str() {
                 "true" => self.options.own_book = true,
                 "false" => self.options.own_book = false,
-                _ => self.info_string(&format!("OwnBook must be true or false; {value:?} ignored")),
+                _ => self.info_string(&format!(
+                    "OwnBook must be true or false; {:?} ignored",
+                    excerpt(&value)
+                )),
             },
             "bookfile" => {
                 self.options.book_file = path_option(&value);
@@ -495,7 +633,7 @@ impl UciSession {
                 }
             }
         } else {
-            return self.info_string(&format!("unknown option {name:?} ignored"));
+            return self.info_string(&format!("unknown option {:?} ignored", excerpt(name)));
         };
         if let Some(s) = self.idle_searcher("setoption") {
             s.set_search_params(params);
@@ -542,37 +680,60 @@ impl UciSession {
         self.history_keys = keys;
     }
 
+    /// Parses the arguments of `go`. A bad value is reported and ignored,
+    /// and never taken for the next keyword; an unknown word is reported
+    /// and skipped; the rest of the line is still parsed.
     fn parse_go(&self, args: &[&str]) -> GoCommand {
         let mut go = GoCommand::default();
         let mut i = 0;
         while i < args.len() {
             let name = args[i];
-            let value = args.get(i + 1).copied().unwrap_or("");
-            let mut takes_value = true;
-            let ok = match name {
-                "wtime" => millis(value).map(|v| go.wtime = Some(v)).is_some(),
-                "btime" => millis(value).map(|v| go.btime = Some(v)).is_some(),
-                "winc" => millis(value).map(|v| go.winc = Some(v)).is_some(),
-                "binc" => millis(value).map(|v| go.binc = Some(v)).is_some(),
-                "movetime" => millis(value).map(|v| go.movetime = Some(v)).is_some(),
-                "movestogo" => value.parse().map(|v| go.movestogo = Some(v)).is_ok(),
-                "depth" => value.parse().map(|v| go.depth = Some(v)).is_ok(),
-                "nodes" => value.parse().map(|v| go.nodes = Some(v)).is_ok(),
-                "mate" => value.parse::<u32>().map(|v| go.depth = Some(v * 2)).is_ok(),
+            i += 1;
+            match name {
                 "infinite" | "ponder" => {
-                    takes_value = false;
                     go.infinite = true;
-                    true
+                    continue;
                 }
-                _ => {
-                    takes_value = false;
-                    false
+                "searchmoves" => {
+                    while let Some(&text) = args.get(i).filter(|t| !GO_KEYWORDS.contains(t)) {
+                        i += 1;
+                        match play_uci(&self.position, text) {
+                            Ok((_, m)) => go.searchmoves.push(m),
+                            Err(e) => self.info_string(&format!("go searchmoves: {e}; ignored")),
+                        }
+                    }
+                    continue;
                 }
-            };
-            if !ok {
-                self.info_string(&format!("go: cannot use {name:?} {value:?}; ignored"));
+                _ if !GO_KEYWORDS.contains(&name) => {
+                    self.info_string(&format!("go: unknown word {:?} ignored", excerpt(name)));
+                    continue;
+                }
+                _ => {}
             }
-            i += if takes_value && ok { 2 } else { 1 };
+            let Some(&value) = args.get(i).filter(|t| !GO_KEYWORDS.contains(t)) else {
+                self.info_string(&format!("go: {name} needs a value; ignored"));
+                continue;
+            };
+            i += 1;
+            let parsed = match name {
+                "wtime" => millis(value).map(|v| go.wtime = Some(v)),
+                "btime" => millis(value).map(|v| go.btime = Some(v)),
+                "winc" => millis(value).map(|v| go.winc = Some(v)),
+                "binc" => millis(value).map(|v| go.binc = Some(v)),
+                "movetime" => millis(value).map(|v| go.movetime = Some(v)),
+                "movestogo" => count(value, 1u32).map(|v| go.movestogo = Some(v)),
+                "depth" => count(value, 1u32).map(|v| go.depth = Some(v)),
+                "nodes" => count(value, 1u64).map(|v| go.nodes = Some(v)),
+                // A mate in n moves is found within 2n - 1 plies.
+                "mate" => count(value, 1u32).map(|v| go.depth = Some(v.saturating_mul(2) - 1)),
+                _ => unreachable!("every keyword with a value is handled"),
+            };
+            if let Err(expected) = parsed {
+                self.info_string(&format!(
+                    "go: {name} {:?} ignored ({expected})",
+                    excerpt(value)
+                ));
+            }
         }
         go
     }
@@ -591,19 +752,26 @@ impl UciSession {
             increment: inc.unwrap_or_default(),
             moves_to_go: go.movestogo,
         });
+        // Only `go infinite` (or `ponder`) waits for `stop`; any other `go`
+        // without a usable limit searches a bounded default.
+        let wait_for_stop = go.infinite;
+        let nodes = if wait_for_stop || go.has_limit(self.position.turn()) {
+            go.nodes
+        } else {
+            self.info_string(&format!(
+                "go without a limit: searching {DEFAULT_GO_NODES} nodes (go infinite searches \
+                 until stop)"
+            ));
+            Some(DEFAULT_GO_NODES)
+        };
         let limits = SearchLimits {
             depth: go.depth,
-            nodes: go.nodes,
+            nodes,
             movetime: go.movetime,
             clock: if go.infinite { None } else { clock },
             move_overhead: self.options.move_overhead,
+            root_moves: go.searchmoves,
         };
-        let unlimited = limits.depth.is_none()
-            && limits.nodes.is_none()
-            && limits.movetime.is_none()
-            && limits.clock.is_none();
-        // A bare `go` is treated as `go infinite`: bestmove waits for stop.
-        let wait_for_stop = go.infinite || unlimited;
 
         if !wait_for_stop {
             match book_move(&self.options, &mut self.book, &self.position) {
@@ -634,7 +802,7 @@ impl UciSession {
                 send(&out, &final_info_line(&result, started.elapsed()));
             }
             while wait_for_stop && !stop.load(Ordering::Acquire) {
-                std::thread::sleep(INFINITE_POLL);
+                std::thread::park_timeout(INFINITE_POLL);
             }
             // Flag first: the GUI may answer the bestmove with a new `go` at
             // once, and that `go` must find the search finished, not running.

@@ -1,9 +1,11 @@
 //! Evaluation invariants on real positions: the trace reproduces the
-//! evaluation exactly, colour symmetry, exact finite differences, and the
-//! generated `params.rs` round trips.
+//! evaluation exactly, colour symmetry, exact finite differences, the
+//! generated `params.rs` round trips, and no parameter set within the
+//! declared bounds can overflow the evaluation's arithmetic.
 
 use std::path::Path;
 
+use engine::chess::position::fen_of;
 use engine::chess::position::{mirrored, parse_fen};
 use engine::eval::{
     self, DEFAULT_PARAMS, NUM_ENTRIES, PackedParams, Params, codegen, evaluate, evaluate_packed,
@@ -11,6 +13,7 @@ use engine::eval::{
 };
 use engine::formats::labeled::LabeledReader;
 use engine::formats::params_file;
+use engine::search::{SearchLimits, Searcher};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use shakmaty::{Chess, Position};
@@ -297,4 +300,164 @@ fn default_evaluation_is_sane() {
     assert!(evaluate(&kbk, &DEFAULT_PARAMS).abs() < 50);
     let bd = eval::breakdown(&white_queen, &DEFAULT_PARAMS);
     assert_eq!(bd.score, evaluate(&white_queen, &DEFAULT_PARAMS));
+}
+
+/// Legal positions with as much on the board as the rules allow (checked
+/// with python-chess): nine queens a side, every pawn passed,
+/// a king in a crowd of attackers.
+const EXTREME_FENS: &[&str] = &[
+    "Knqq1q2/2Bkq1Q1/1Qn4Q/1N2Qr1q/2b1Q3/1Rb1qQq1/r1QqqQR1/2N2Q1B w - - 0 1",
+    "1B1Q2Q1/3Q4/K1R1Q3/2Q1R3/3Q2QN/1B6/k6Q/3N1Q2 b - - 0 1",
+    "n3b3/1q1q4/3q4/1qk2q2/2q5/2r4q/1q3r2/1q2bn1K w - - 0 1",
+    "Q2BQ2K/QQq3bN/2q1RQnQ/qb1qq3/2r2Qr1/1R2q1Q1/2kq2BN/q3nQ1q w - - 0 1",
+    "Q1Q5/7p/2Kp1Q1Q/3p1Qp1/3pQ3/5pk1/2Q1Q1pp/7Q w - - 0 1",
+    "8/PPPPPPPP/8/7k/K7/8/pppppppp/8 w - - 0 1",
+];
+
+/// The evaluation of a traced position under `params`, in 128-bit
+/// arithmetic that cannot overflow: the reference the engine's `i32`
+/// arithmetic is checked against. Also returns the largest magnitude of the
+/// untapered middlegame and endgame sums.
+fn wide_evaluation(t: &eval::Trace, params: &Params) -> (i128, i128) {
+    let (mut mg, mut eg) = (0i128, 0i128);
+    for e in &t.entries {
+        let w = params.entries[e.entry as usize];
+        mg += i128::from(w.mg) * i128::from(e.coef);
+        eg += i128::from(w.eg) * i128::from(e.coef);
+    }
+    for (side, counts) in [1i128, -1].into_iter().zip(&t.danger) {
+        let (mut cm, mut ce) = (0i128, 0i128);
+        for (k, &n) in counts.0.iter().enumerate() {
+            let u = params.entries[eval::danger::UNIT_ENTRY[k]];
+            cm += i128::from(u.mg) * i128::from(n);
+            ce += i128::from(u.eg) * i128::from(n);
+        }
+        let last = i128::from(eval::danger::MAX_COUNTER);
+        let at = |c: i128| eval::danger::TABLE.at(c.clamp(0, last) as usize);
+        mg += side * i128::from(params.entries[at(cm)].mg);
+        eg += side * i128::from(params.entries[at(ce)].eg);
+    }
+    let scale = if eg > 0 {
+        t.taper.scale_white
+    } else {
+        t.taper.scale_black
+    };
+    let phase = i128::from(t.taper.phase);
+    let max = i128::from(eval::MAX_PHASE);
+    let normal = i128::from(eval::SCALE_NORMAL);
+    let white = (mg * phase * normal + eg * (max - phase) * i128::from(scale)) / (max * normal);
+    let stm = if t.turn == shakmaty::Color::White {
+        white
+    } else {
+        -white
+    };
+    (stm, mg.abs().max(eg.abs()))
+}
+
+/// Every scalar's declared bounds, in index order.
+fn scalar_bounds() -> Vec<(i32, i32)> {
+    (0..Params::NUM_SCALARS)
+        .map(|i| {
+            let b = schema::block_of_scalar(i);
+            (b.min, b.max)
+        })
+        .collect()
+}
+
+/// Every parameter at its lower or upper bound.
+fn at_bounds(bounds: &[(i32, i32)], choose_max: impl Fn(usize) -> bool) -> Params {
+    let mut p = DEFAULT_PARAMS;
+    for (i, &(min, max)) in bounds.iter().enumerate() {
+        p.set_scalar(i, if choose_max(i) { max } else { min });
+    }
+    p
+}
+
+/// For any parameter set within the declared bounds the evaluation's
+/// arithmetic cannot overflow: with every parameter at its bound (all at
+/// the maximum, all at the minimum, random corners, and per position the
+/// corner that pushes each term's sum furthest for White or for Black),
+/// on real and extreme positions, the play, packed and trace evaluations
+/// equal a 128-bit reference, with the untapered sums far inside `i32`.
+/// The search then still returns a legal move.
+#[test]
+fn every_parameter_at_its_bound_cannot_overflow() {
+    let mut positions = real_positions();
+    positions.extend(EXTREME_FENS.iter().map(|f| parse_fen(f).unwrap()));
+    let mut rng = ChaCha8Rng::seed_from_u64(11);
+    let bounds = scalar_bounds();
+    let mut fixed = vec![at_bounds(&bounds, |_| true), at_bounds(&bounds, |_| false)];
+    for _ in 0..3 {
+        let corner: Vec<bool> = (0..Params::NUM_SCALARS).map(|_| rng.random()).collect();
+        fixed.push(at_bounds(&bounds, |i| corner[i]));
+    }
+    let mut danger = vec![false; NUM_ENTRIES];
+    for e in eval::danger::UNIT_ENTRY {
+        danger[e] = true;
+    }
+    danger[eval::danger::TABLE.start..eval::danger::TABLE.start + eval::danger::TABLE.len]
+        .fill(true);
+    let packed: Vec<PackedParams> = fixed.iter().map(PackedParams::new).collect();
+    let mut largest = 0i128;
+    for pos in &positions {
+        let t = trace(pos);
+        // The corners that maximise the sums for White and for Black: a
+        // weight at the bound its coefficient's sign favours, the
+        // king-danger units and table at their maximum.
+        let mut coef = vec![0i32; NUM_ENTRIES];
+        for e in &t.entries {
+            coef[e.entry as usize] = i32::from(e.coef);
+        }
+        let for_white = at_bounds(&bounds, |i| coef[i / 2] > 0 || danger[i / 2]);
+        let for_black = at_bounds(&bounds, |i| coef[i / 2] < 0 || danger[i / 2]);
+        for (k, params) in fixed.iter().chain([&for_white, &for_black]).enumerate() {
+            let (reference, sums) = wide_evaluation(&t, params);
+            largest = largest.max(sums);
+            assert!(sums < 1 << 24, "sums {sums} at {}", fen_of(pos));
+            assert_eq!(
+                i128::from(evaluate(pos, params)),
+                reference,
+                "{}",
+                fen_of(pos)
+            );
+            assert_eq!(i128::from(t.evaluate(params)), reference, "{}", fen_of(pos));
+            if let Some(p) = packed.get(k) {
+                assert_eq!(
+                    i128::from(evaluate_packed(pos, p)),
+                    reference,
+                    "{}",
+                    fen_of(pos)
+                );
+            } else {
+                let p = PackedParams::new(params);
+                assert_eq!(
+                    i128::from(evaluate_packed(pos, &p)),
+                    reference,
+                    "{}",
+                    fen_of(pos)
+                );
+            }
+        }
+    }
+    // The extremes reach far beyond any real evaluation, and still leave a
+    // factor of more than 100 to the `i32` limit.
+    assert!(largest > 40_000, "largest sum {largest}");
+    // Not with every weight at its minimum: no piece is then worth
+    // anything, and the quiescence search of the pawn race explodes (92M
+    // nodes before depth 1 completes, which no node limit interrupts).
+    let limits = SearchLimits {
+        nodes: Some(20_000),
+        ..SearchLimits::depth(3)
+    };
+    for params in fixed.iter().filter(|p| **p != fixed[1]) {
+        let mut searcher = Searcher::new(std::sync::Arc::new(params.clone()), 1);
+        for fen in EXTREME_FENS {
+            let pos = parse_fen(fen).unwrap();
+            let r = searcher.search(&pos, &[], &limits, |_| {});
+            let m = r
+                .best_move
+                .unwrap_or_else(|| panic!("no move in {fen}: {r:?}"));
+            assert!(pos.is_legal(m), "{fen}");
+        }
+    }
 }

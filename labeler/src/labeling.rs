@@ -10,8 +10,7 @@
 //! the on-disk order of events are described in [`crate::resume`].
 
 use std::collections::BTreeMap;
-use std::fs::File;
-use std::io::{BufReader, BufWriter, Write};
+use std::io::{BufReader, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{Receiver, Sender, SyncSender, channel, sync_channel};
@@ -20,13 +19,14 @@ use std::sync::{Arc, Condvar, Mutex};
 use anyhow::{Context, Result};
 use engine::chess::position::fen_of;
 use engine::eval::Params;
+use engine::formats::atomic_file::{AtomicFile, check_outputs};
 use engine::formats::input::open_input;
 use engine::formats::labeled::{LabeledPosition, LabeledReader, RecordError};
 use shakmaty::{Chess, Position};
 
 use crate::interrupt::Interrupt;
 use crate::progress::ProgressDisplay;
-use crate::resume::{FailedJob, RunIdentity, open_output};
+use crate::resume::{Completion, FailedJob, RunIdentity, open_output, sidecar_path};
 use crate::shard::{Shard, tag_line};
 use crate::summary::RunStats;
 use engine::play::game::{GameOutcome, GameRecord, GameRules, SearchBudget, decided_outcome};
@@ -122,6 +122,9 @@ enum Event {
     Rejected(RecordError),
     Finished(Job, JobResult),
     Fatal(anyhow::Error),
+    /// The reader reached the end of the inputs, which hold this many
+    /// records (of every shard).
+    InputsRead(u64),
 }
 
 /// Lets the reader run at most a fixed number of jobs ahead of the writer.
@@ -214,6 +217,7 @@ fn read_inputs(
         }
         bytes_before += size;
     }
+    let _ = events.send(Event::InputsRead(record));
 }
 
 /// Transposition table size of an in-process searcher. A game's searches
@@ -367,12 +371,14 @@ fn work(
 /// On I/O errors, unreadable inputs, or an output that belongs to another
 /// command.
 pub fn run(settings: &LabelSettings, interrupt: &Arc<Interrupt>) -> Result<(RunStats, bool)> {
+    let mut outputs = vec![settings.output.clone(), sidecar_path(&settings.output)];
+    outputs.extend(settings.rejects.clone());
+    check_outputs(&outputs, &settings.inputs)?;
     let identity = settings.identity()?;
     let mut resumed = open_output(&settings.output, &identity, settings.overwrite)?;
+    // The rejects of this run, complete when it ends (also by Ctrl-C).
     let mut rejects = match &settings.rejects {
-        Some(path) => Some(BufWriter::new(
-            File::create(path).with_context(|| format!("creating {}", path.display()))?,
-        )),
+        Some(path) => Some(AtomicFile::create(path)?),
         None => None,
     };
     let mut stats = RunStats {
@@ -403,6 +409,8 @@ pub fn run(settings: &LabelSettings, interrupt: &Arc<Interrupt>) -> Result<(RunS
     let job_receiver = Mutex::new(job_receiver);
     let (event_sender, events) = channel::<Event>();
     let mut fatal = None;
+    let mut records_read = None;
+    let mut next = resumed.jobs_done;
     std::thread::scope(|scope| -> Result<()> {
         {
             let events = event_sender.clone();
@@ -418,7 +426,6 @@ pub fn run(settings: &LabelSettings, interrupt: &Arc<Interrupt>) -> Result<(RunS
             scope.spawn(move || work(settings, jobs, events, interrupt));
         }
         drop(event_sender);
-        let mut next = resumed.jobs_done;
         let mut pending: BTreeMap<u64, (Job, JobResult)> = BTreeMap::new();
         let result = (|| -> Result<()> {
             for event in &events {
@@ -434,6 +441,7 @@ pub fn run(settings: &LabelSettings, interrupt: &Arc<Interrupt>) -> Result<(RunS
                         interrupt.trigger();
                         fatal = Some(error);
                     }
+                    Event::InputsRead(records) => records_read = Some(records),
                     Event::Finished(job, result) => {
                         pending.insert(job.number, (job, result));
                         let mut last_byte = None;
@@ -484,14 +492,20 @@ pub fn run(settings: &LabelSettings, interrupt: &Arc<Interrupt>) -> Result<(RunS
         result
     })?;
     resumed.output.flush().context("flushing the output")?;
-    if let Some(out) = rejects.as_mut() {
-        out.flush().context("writing the rejects file")?;
+    if let Some(out) = rejects {
+        out.commit()?;
     }
     let elapsed = progress.finish();
     if let Some(error) = fatal {
         return Err(error);
     }
     let interrupted = interrupt.requested();
+    if let (false, Some(records)) = (interrupted, records_read) {
+        resumed.record_completion(Completion {
+            records,
+            jobs: next,
+        })?;
+    }
     eprint!("{}", stats.report(elapsed, interrupted));
     Ok((stats, interrupted))
 }

@@ -115,9 +115,13 @@ the difference (--overwrite starts over). --threads may change between runs.
 
 SHARDING: --shard K/N labels the records whose number (counted from 0 over
 all inputs, bad lines included) is K modulo N; each output line then ends
-with the operation id \"<record number>\";. 'labeler merge' takes the shard
-outputs (or their concatenation), restores input order and removes the id
-operation: the result equals an unsharded run's output. See
+with the operation id \"<record number>\";, and its sidecar ends with a
+'complete' record when the shard is done. 'labeler merge' takes the shard
+outputs, checks with their sidecars that they are every shard of one run,
+each complete and uncut (otherwise it fails and writes nothing), restores
+input order and removes the id operation: the result equals an unsharded
+run's output. Concatenated shard outputs have no sidecar: merge them with
+--unchecked. See
 scripts/labeler-cluster-examples.sh for GNU parallel and Slurm.";
 
 const SELFPLAY_LONG_ABOUT: &str = "\
@@ -196,6 +200,11 @@ struct MergeArgs {
     /// The merged output (written atomically).
     #[arg(short, long)]
     output: PathBuf,
+    /// Merge without checking that the inputs are the complete outputs of
+    /// every shard of one run (needed for concatenations, which have no
+    /// sidecar): a missing shard then goes unnoticed.
+    #[arg(long)]
+    unchecked: bool,
 }
 
 #[derive(Args, Debug)]
@@ -552,6 +561,11 @@ fn read_params(path: &Path) -> Result<Params> {
 }
 
 fn selfplay_command(args: SelfplayArgs) -> Result<ExitCode> {
+    // Before anything is read or created: no output may be an input.
+    let mut outputs = vec![args.output.clone(), resume::sidecar_path(&args.output)];
+    outputs.extend(args.summary.clone());
+    let inputs: Vec<&PathBuf> = args.openings.iter().chain(&args.params).collect();
+    engine::formats::atomic_file::check_outputs(&outputs, &inputs)?;
     let summary_path = args.summary.clone();
     let settings = selfplay_settings(args)?;
     let interrupt = RuntimeInterrupt::new();
@@ -586,15 +600,17 @@ fn install_interrupt() -> Result<Arc<Interrupt>> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let outcome = match cli.command {
-        Some(Command::Merge(args)) => merge::merge(&args.inputs, &args.output).map(|summary| {
-            eprintln!(
-                "labeler merge: {} lines from {} ordered runs written to {}",
-                summary.lines,
-                summary.runs,
-                args.output.display()
-            );
-            ExitCode::SUCCESS
-        }),
+        Some(Command::Merge(args)) => {
+            merge::merge(&args.inputs, &args.output, args.unchecked).map(|summary| {
+                eprintln!(
+                    "labeler merge: {} lines from {} ordered runs written to {}",
+                    summary.lines,
+                    summary.runs,
+                    args.output.display()
+                );
+                ExitCode::SUCCESS
+            })
+        }
         Some(Command::Selfplay(args)) => selfplay_command(*args),
         None => label(cli.label),
     };
@@ -612,6 +628,17 @@ fn label(args: LabelArgs) -> Result<ExitCode> {
     let summary_path = args.summary.clone();
     let inputs = args.inputs.clone();
     let settings = settings_of(args)?;
+    if let Some(path) = &summary_path {
+        // The summary may be neither an input nor another output (the run
+        // checks its output, sidecar and rejects itself).
+        let mut outputs = vec![
+            settings.output.clone(),
+            resume::sidecar_path(&settings.output),
+        ];
+        outputs.extend(settings.rejects.clone());
+        outputs.push(path.clone());
+        engine::formats::atomic_file::check_outputs(&outputs, &settings.inputs)?;
+    }
     let interrupt = install_interrupt()?;
     let (stats, interrupted) = run(&settings, &interrupt)?;
     if let Some(path) = summary_path {

@@ -7,6 +7,14 @@
 //! memory stays bounded by the number of runs. The record-number operation
 //! is removed, a record seen twice is an error, and the result is written
 //! atomically.
+//!
+//! Before anything is written, the shard outputs' sidecars are checked:
+//! they must come from one run (same header but for the shard), each must
+//! be complete, and their shards must be exactly `0/N … N-1/N`. Every line
+//! must then belong to its file's shard and run, and each file must hold as
+//! many lines as its run labeled. A missing, unfinished, foreign or cut
+//! shard output is an error naming it, never a merged file with holes.
+//! Concatenations have no sidecar: they are merged only with `--unchecked`.
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -15,9 +23,10 @@ use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use engine::formats::atomic_file::AtomicFile;
+use engine::formats::atomic_file::{AtomicFile, check_outputs};
 
-use crate::shard::untag_line;
+use crate::resume::{Completion, read_sidecar, sidecar_path};
+use crate::shard::{Shard, untag_line};
 
 /// An ascending run of shard output lines inside a file.
 struct Run {
@@ -68,8 +77,160 @@ impl RunReader {
     }
 }
 
-/// Cuts a file into its ascending runs of record numbers.
-fn find_runs(path: &Path) -> Result<Vec<Run>> {
+/// A shard output as its sidecar describes it.
+struct ShardOutput {
+    /// The shard (`0/1` for an unsharded run).
+    shard: Shard,
+    /// What the finished run recorded.
+    completion: Completion,
+    /// Positions of the shard that failed (in the sidecar, not the output).
+    failures: u64,
+}
+
+impl ShardOutput {
+    /// Lines the output holds.
+    fn lines(&self) -> u64 {
+        self.completion.jobs - self.failures
+    }
+}
+
+/// Reads the sidecar of shard output `path`; also returns its header
+/// without the shard line (the identity of the run).
+fn shard_output(path: &Path) -> Result<(ShardOutput, String)> {
+    let sidecar = sidecar_path(path);
+    if !sidecar.is_file() {
+        bail!(
+            "{}: no {} beside it, so merge cannot check that the shards cover the whole run; \
+             give the shard outputs as labeler wrote them (concatenations of them only with \
+             --unchecked)",
+            path.display(),
+            sidecar.display()
+        );
+    }
+    let read = read_sidecar(&sidecar)?;
+    let mut shard = Shard { index: 0, count: 1 };
+    let mut run = String::new();
+    for line in read.header.lines() {
+        match line.strip_prefix("shard ") {
+            Some("none") => {}
+            Some(value) => {
+                shard = value
+                    .parse()
+                    .map_err(anyhow::Error::msg)
+                    .with_context(|| format!("{}: shard line", sidecar.display()))?;
+            }
+            None => {
+                run.push_str(line);
+                run.push('\n');
+            }
+        }
+    }
+    let completion = read.completion.with_context(|| {
+        format!(
+            "{} (shard {shard}) is unfinished: {} has no completion record; rerun its labeler \
+             command to finish it, then merge",
+            path.display(),
+            sidecar.display()
+        )
+    })?;
+    let failures = read.failures.len() as u64;
+    if failures > completion.jobs {
+        bail!("{}: more failure records than jobs", sidecar.display());
+    }
+    Ok((
+        ShardOutput {
+            shard,
+            completion,
+            failures,
+        },
+        run,
+    ))
+}
+
+/// Checks that `inputs` are the complete outputs of every shard of one run.
+fn check_coverage(inputs: &[PathBuf]) -> Result<Vec<ShardOutput>> {
+    let mut outputs = Vec::new();
+    let mut first_run: Option<(String, &Path)> = None;
+    for path in inputs {
+        let (output, run) = shard_output(path)?;
+        match &first_run {
+            None => first_run = Some((run, path)),
+            Some((first, first_path)) => {
+                if let Some((a, b)) = first
+                    .lines()
+                    .zip(run.lines())
+                    .find(|(a, b)| a != b)
+                    .or_else(|| {
+                        (first.lines().count() != run.lines().count())
+                            .then_some(("(other lines)", "(other lines)"))
+                    })
+                {
+                    bail!(
+                        "{} and {} are outputs of different runs:\n  {}: {a}\n  {}: {b}",
+                        first_path.display(),
+                        path.display(),
+                        first_path.display(),
+                        path.display()
+                    );
+                }
+            }
+        }
+        outputs.push(output);
+    }
+    let (count, records) = (outputs[0].shard.count, outputs[0].completion.records);
+    let mut owner: std::collections::BTreeMap<u64, &Path> = std::collections::BTreeMap::new();
+    for (output, path) in outputs.iter().zip(inputs) {
+        if output.shard.count != count {
+            bail!(
+                "{} is shard {} but {} is shard {}: outputs of different shardings",
+                path.display(),
+                output.shard,
+                inputs[0].display(),
+                outputs[0].shard
+            );
+        }
+        if output.completion.records != records {
+            bail!(
+                "{} saw {} records but {} saw {records}: the inputs changed between shards",
+                path.display(),
+                output.completion.records,
+                inputs[0].display()
+            );
+        }
+        if let Some(other) = owner.insert(output.shard.index, path) {
+            bail!(
+                "shard {} given twice: {} and {}",
+                output.shard,
+                other.display(),
+                path.display()
+            );
+        }
+    }
+    let missing: Vec<String> = (0..count)
+        .filter(|k| !owner.contains_key(k))
+        .take(10)
+        .map(|k| format!("{k}/{count}"))
+        .collect();
+    if !missing.is_empty() {
+        let more = count - owner.len() as u64 - missing.len() as u64;
+        bail!(
+            "shard outputs missing: {}{}; the merged output would lack their positions \
+             (nothing written)",
+            missing.join(", "),
+            if more > 0 {
+                format!(" and {more} more")
+            } else {
+                String::new()
+            }
+        );
+    }
+    Ok(outputs)
+}
+
+/// Cuts a file into its ascending runs of record numbers; with `check`,
+/// every record must belong to the file's shard of its run, and the file
+/// must hold as many lines as the run labeled.
+fn find_runs(path: &Path, check: Option<&ShardOutput>) -> Result<Vec<Run>> {
     let file = File::open(path).with_context(|| format!("opening {}", path.display()))?;
     let mut reader = BufReader::new(file);
     let mut runs = Vec::new();
@@ -99,6 +260,17 @@ fn find_runs(path: &Path) -> Result<Vec<Run>> {
                 path.display()
             )
         })?;
+        if let Some(output) = check
+            && (!output.shard.owns(record) || record >= output.completion.records)
+        {
+            bail!(
+                "{}:{line_no}: record {record} is not one of shard {} of a run of {} records; \
+                     was the file edited or mixed with another run's lines?",
+                path.display(),
+                output.shard,
+                output.completion.records
+            );
+        }
         if previous.is_none_or(|p| record <= p) {
             runs.extend(current.take());
             current = Some(Run {
@@ -115,6 +287,17 @@ fn find_runs(path: &Path) -> Result<Vec<Run>> {
         offset += n as u64;
     }
     runs.extend(current);
+    if let Some(output) = check
+        && line_no as u64 != output.lines()
+    {
+        bail!(
+            "{} has {line_no} lines but its run labeled {} positions ({} failed): lines were \
+                 lost or added after the run",
+            path.display(),
+            output.lines(),
+            output.failures
+        );
+    }
     Ok(runs)
 }
 
@@ -127,14 +310,23 @@ pub struct MergeSummary {
     pub runs: usize,
 }
 
-/// Merges shard outputs `inputs` into `output` in record order.
+/// Merges shard outputs `inputs` into `output` in record order; unless
+/// `unchecked`, the inputs must be the complete outputs of every shard of
+/// one run (see the module documentation).
 ///
 /// # Errors
-/// On unreadable or foreign inputs, duplicated records, or write errors.
-pub fn merge(inputs: &[PathBuf], output: &Path) -> Result<MergeSummary> {
+/// On unreadable or foreign inputs, missing or unfinished shards,
+/// duplicated records, or write errors.
+pub fn merge(inputs: &[PathBuf], output: &Path, unchecked: bool) -> Result<MergeSummary> {
+    check_outputs(&[output], inputs)?;
+    let shards = if unchecked {
+        None
+    } else {
+        Some(check_coverage(inputs)?)
+    };
     let mut runs = Vec::new();
-    for path in inputs {
-        runs.extend(find_runs(path)?);
+    for (i, path) in inputs.iter().enumerate() {
+        runs.extend(find_runs(path, shards.as_ref().map(|s| &s[i]))?);
     }
     let mut readers = runs
         .iter()

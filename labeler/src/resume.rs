@@ -17,6 +17,12 @@
 //! option that changes the labels; a rerun whose header differs stops with
 //! an error naming the difference, and `--overwrite` starts over. An empty
 //! or missing output always starts fresh.
+//!
+//! A run that has labeled every position of its inputs ends its sidecar with
+//! a `complete` record: the number of records of the inputs (all shards
+//! together) and the jobs of its shard. `labeler merge` relies on it to check
+//! that the shard outputs it is given cover the whole run. A rerun of a
+//! complete run removes the record and writes it again when it ends.
 
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
@@ -28,6 +34,8 @@ use anyhow::{Context, Result, bail};
 const SIDECAR_MAGIC: &str = "labeler-progress v1";
 /// Prefix of a sidecar record of a job that failed for good.
 const FAILED_PREFIX: &str = "failed ";
+/// Prefix of the sidecar record of a run that labeled all its positions.
+const COMPLETE_PREFIX: &str = "complete ";
 /// Suffix of the sidecar's file name, after the output's name.
 pub const SIDECAR_SUFFIX: &str = ".progress";
 /// How many leading bytes of each input are fingerprinted.
@@ -72,6 +80,96 @@ impl FailedJob {
             reason: fields.next()?.to_string(),
         })
     }
+}
+
+/// What the sidecar of a finished run records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Completion {
+    /// Records of all inputs (of every shard), bad lines included.
+    pub records: u64,
+    /// Jobs of this run's shard: its output lines plus its failed records.
+    pub jobs: u64,
+}
+
+impl Completion {
+    fn to_line(self) -> String {
+        format!(
+            "{COMPLETE_PREFIX}records={} jobs={}",
+            self.records, self.jobs
+        )
+    }
+
+    fn parse(line: &str) -> Option<Completion> {
+        let (records, jobs) = line.strip_prefix(COMPLETE_PREFIX)?.split_once(' ')?;
+        Some(Completion {
+            records: records.strip_prefix("records=")?.parse().ok()?,
+            jobs: jobs.strip_prefix("jobs=")?.parse().ok()?,
+        })
+    }
+}
+
+/// A sidecar as read back.
+#[derive(Clone, Debug)]
+pub struct Sidecar {
+    /// The identity header (magic line included), one line per entry.
+    pub header: String,
+    /// The failed jobs, in job order.
+    pub failures: Vec<FailedJob>,
+    /// The completion record, when the run finished.
+    pub completion: Option<Completion>,
+    /// Bytes before the completion record (the whole file without one).
+    len_before_completion: u64,
+}
+
+/// Reads a sidecar: its header, then `failed` records, then at most one
+/// `complete` record, in that order.
+///
+/// # Errors
+/// When the file cannot be read or its records are out of order or
+/// malformed.
+pub fn read_sidecar(path: &Path) -> Result<Sidecar> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut sidecar = Sidecar {
+        header: String::new(),
+        failures: Vec::new(),
+        completion: None,
+        len_before_completion: text.len() as u64,
+    };
+    let mut offset = 0u64;
+    for (i, raw) in text.split_inclusive('\n').enumerate() {
+        let line = raw.strip_suffix('\n').unwrap_or(raw);
+        if sidecar.completion.is_some() {
+            bail!(
+                "{}:{}: unexpected line after the completion record",
+                path.display(),
+                i + 1
+            );
+        }
+        if line.starts_with(COMPLETE_PREFIX) {
+            sidecar.completion = Some(Completion::parse(line).with_context(|| {
+                format!("{}:{}: malformed completion record", path.display(), i + 1)
+            })?);
+            sidecar.len_before_completion = offset;
+        } else if line.starts_with(FAILED_PREFIX) {
+            sidecar
+                .failures
+                .push(FailedJob::parse(line).with_context(|| {
+                    format!("{}:{}: malformed failure record", path.display(), i + 1)
+                })?);
+        } else if sidecar.failures.is_empty() {
+            sidecar.header.push_str(line);
+            sidecar.header.push('\n');
+        } else {
+            bail!(
+                "{}:{}: unexpected line after the failure records",
+                path.display(),
+                i + 1
+            );
+        }
+        offset += raw.len() as u64;
+    }
+    Ok(sidecar)
 }
 
 /// Builds the identity header of a run.
@@ -156,6 +254,17 @@ impl ResumedOutput {
         writeln!(self.sidecar, "{}", failure.to_line()).context("writing the sidecar")?;
         self.sidecar.flush().context("flushing the sidecar")
     }
+
+    /// Records that the run labeled all its positions (after flushing the
+    /// output, so that the record never precedes a line it counts).
+    ///
+    /// # Errors
+    /// When writing fails.
+    pub fn record_completion(&mut self, completion: Completion) -> Result<()> {
+        self.output.flush().context("flushing the output")?;
+        writeln!(self.sidecar, "{}", completion.to_line()).context("writing the sidecar")?;
+        self.sidecar.flush().context("flushing the sidecar")
+    }
 }
 
 /// Truncates `path` after its last newline; returns the number of complete
@@ -238,26 +347,12 @@ pub fn open_output(
         );
     }
     truncate_partial_line(&sidecar)?;
-    let text = std::fs::read_to_string(&sidecar)
-        .with_context(|| format!("reading {}", sidecar.display()))?;
-    let mut header = String::new();
-    let mut earlier_failures = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        if line.starts_with(FAILED_PREFIX) {
-            earlier_failures.push(FailedJob::parse(line).with_context(|| {
-                format!("{}:{}: malformed failure record", sidecar.display(), i + 1)
-            })?);
-        } else if earlier_failures.is_empty() {
-            header.push_str(line);
-            header.push('\n');
-        } else {
-            bail!(
-                "{}:{}: unexpected line after the failure records",
-                sidecar.display(),
-                i + 1
-            );
-        }
-    }
+    let Sidecar {
+        header,
+        failures: earlier_failures,
+        completion,
+        len_before_completion,
+    } = read_sidecar(&sidecar)?;
     let expected = identity.header();
     if header != expected {
         let found: Vec<&str> = header.lines().collect();
@@ -279,6 +374,14 @@ pub fn open_output(
              start over",
             output.display()
         );
+    }
+    if completion.is_some() {
+        // This run writes it again when it ends.
+        OpenOptions::new()
+            .write(true)
+            .open(&sidecar)
+            .and_then(|f| f.set_len(len_before_completion))
+            .with_context(|| format!("rewriting {}", sidecar.display()))?;
     }
     let (lines_done, _) = truncate_partial_line(output)?;
     let jobs_done = lines_done + earlier_failures.len() as u64;
@@ -302,6 +405,25 @@ fn start_fresh(output: &Path, sidecar: &Path, identity: &RunIdentity) -> Result<
     // Empty the output first: an empty output always means "start fresh",
     // whatever a stale sidecar says, so a crash between the two steps is
     // harmless.
+    let (output, sidecar) = create_fresh(output, sidecar, identity)?;
+    Ok(ResumedOutput {
+        output,
+        sidecar,
+        jobs_done: 0,
+        earlier_failures: Vec::new(),
+    })
+}
+
+/// Empties (or creates) `output`, writes `identity`'s header as the new
+/// `sidecar` (atomically), and opens both for appending.
+///
+/// # Errors
+/// When a file cannot be created or written, naming it.
+pub fn create_fresh(
+    output: &Path,
+    sidecar: &Path,
+    identity: &RunIdentity,
+) -> Result<(BufWriter<File>, BufWriter<File>)> {
     File::create(output).with_context(|| format!("creating {}", output.display()))?;
     let mut header = engine::formats::atomic_file::AtomicFile::create(sidecar)
         .with_context(|| format!("creating {}", sidecar.display()))?;
@@ -311,12 +433,7 @@ fn start_fresh(output: &Path, sidecar: &Path, identity: &RunIdentity) -> Result<
     header
         .commit()
         .with_context(|| format!("writing {}", sidecar.display()))?;
-    Ok(ResumedOutput {
-        output: open_append(output)?,
-        sidecar: open_append(sidecar)?,
-        jobs_done: 0,
-        earlier_failures: Vec::new(),
-    })
+    Ok((open_append(output)?, open_append(sidecar)?))
 }
 
 #[cfg(test)]

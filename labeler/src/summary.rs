@@ -40,13 +40,39 @@ pub struct RunStats {
     pub failures: Vec<FailedJob>,
 }
 
-/// Index of a result in [`RunStats::results`].
-fn result_slot(result: GameResult) -> usize {
+/// Index of a result in a `[1-0, draw, 0-1]` count array such as
+/// [`RunStats::results`].
+pub(crate) fn result_slot(result: GameResult) -> usize {
     match result {
         GameResult::WhiteWin => 0,
         GameResult::Draw => 1,
         GameResult::BlackWin => 2,
     }
+}
+
+/// `W/D/L` percentages of `results` out of `total`, for a progress line.
+pub(crate) fn result_distribution(results: &[u64; 3], total: f64) -> String {
+    let pct = |n: u64| 100.0 * n as f64 / total;
+    format!(
+        "1-0 {:.0}% ½ {:.0}% 0-1 {:.0}%",
+        pct(results[0]),
+        pct(results[1]),
+        pct(results[2])
+    )
+}
+
+/// The report's `results:` line (counts and percentages out of `total`).
+pub(crate) fn write_results_line(out: &mut String, results: &[u64; 3], total: f64) {
+    let _ = writeln!(
+        out,
+        "  results: 1-0 {} ({:.1}%), 1/2-1/2 {} ({:.1}%), 0-1 {} ({:.1}%)",
+        results[0],
+        100.0 * results[0] as f64 / total,
+        results[1],
+        100.0 * results[1] as f64 / total,
+        results[2],
+        100.0 * results[2] as f64 / total,
+    );
 }
 
 impl RunStats {
@@ -83,13 +109,7 @@ impl RunStats {
     /// `W/D/L` percentages for the progress line.
     pub fn distribution(&self) -> String {
         let total = self.labeled.max(1) as f64;
-        let pct = |n: u64| 100.0 * n as f64 / total;
-        format!(
-            "1-0 {:.0}% ½ {:.0}% 0-1 {:.0}%",
-            pct(self.results[0]),
-            pct(self.results[1]),
-            pct(self.results[2])
-        )
+        result_distribution(&self.results, total)
     }
 
     /// The machine-readable summary of a labeling run (`--summary FILE`):
@@ -150,16 +170,7 @@ impl RunStats {
             );
         }
         let total = self.labeled.max(1) as f64;
-        let _ = writeln!(
-            out,
-            "  results: 1-0 {} ({:.1}%), 1/2-1/2 {} ({:.1}%), 0-1 {} ({:.1}%)",
-            self.results[0],
-            100.0 * self.results[0] as f64 / total,
-            self.results[1],
-            100.0 * self.results[1] as f64 / total,
-            self.results[2],
-            100.0 * self.results[2] as f64 / total,
-        );
+        write_results_line(&mut out, &self.results, total);
         let _ = writeln!(
             out,
             "  games played: {}, average length {:.1} plies; decided as given: {}",

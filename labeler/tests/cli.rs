@@ -222,8 +222,125 @@ fn merged_shards_equal_the_unsharded_output() {
         .collect();
     let cat = write(dir.path(), "cat.epd", &concatenated);
     let merged_cat = dir.path().join("merged-cat.epd");
-    run_ok(labeler().arg("merge").arg(&cat).arg("-o").arg(&merged_cat));
+    // A concatenation has no sidecar: merged only unchecked.
+    let refused = labeler()
+        .arg("merge")
+        .arg(&cat)
+        .arg("-o")
+        .arg(&merged_cat)
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("--unchecked"));
+    assert!(!merged_cat.exists());
+    run_ok(
+        labeler()
+            .args(["merge", "--unchecked"])
+            .arg(&cat)
+            .arg("-o")
+            .arg(&merged_cat),
+    );
     assert_eq!(std::fs::read_to_string(&merged_cat).unwrap(), whole);
+}
+
+/// `labeler merge` of `shards` into `out`: its stderr when it fails (and
+/// then `out` must not exist), `None` when it succeeds.
+fn merge_error(shards: &[&Path], out: &Path) -> Option<String> {
+    let result = labeler()
+        .arg("merge")
+        .args(shards)
+        .arg("-o")
+        .arg(out)
+        .output()
+        .unwrap();
+    if result.status.success() {
+        return None;
+    }
+    assert!(!out.exists(), "a failed merge wrote {}", out.display());
+    Some(String::from_utf8_lossy(&result.stderr).into_owned())
+}
+
+/// Copies a shard output and its sidecar to `name`, with `edit` applied
+/// to the (output, sidecar) texts.
+fn copy_shard(from: &Path, name: &str, edit: impl Fn(&mut String, &mut String)) -> PathBuf {
+    let to = from.with_file_name(name);
+    let sidecar = |p: &Path| PathBuf::from(format!("{}.progress", p.display()));
+    let mut output = std::fs::read_to_string(from).unwrap();
+    let mut progress = std::fs::read_to_string(sidecar(from)).unwrap();
+    edit(&mut output, &mut progress);
+    std::fs::write(&to, output).unwrap();
+    std::fs::write(sidecar(&to), progress).unwrap();
+    to
+}
+
+#[test]
+fn merge_refuses_missing_unfinished_foreign_or_cut_shards() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut text = sample_positions(8);
+    text.insert_str(0, "garbage line\n");
+    let input = write(dir.path(), "in.epd", &text);
+    let shard = |k: u64, name: &str, max_plies: &str| {
+        let spec = format!("{k}/3");
+        label_sample(
+            dir.path(),
+            &input,
+            name,
+            &["--shard", &spec, "--max-plies", max_plies],
+        );
+        dir.path().join(name)
+    };
+    let s0 = shard(0, "s0.epd", "400");
+    let s1 = shard(1, "s1.epd", "400");
+    let s2 = shard(2, "s2.epd", "400");
+    // A finished shard run again: nothing to do, one completion record.
+    let before = std::fs::read_to_string(&s0).unwrap();
+    shard(0, "s0.epd", "400");
+    assert_eq!(std::fs::read_to_string(&s0).unwrap(), before);
+    let progress = std::fs::read_to_string(dir.path().join("s0.epd.progress")).unwrap();
+    assert_eq!(progress.matches("complete ").count(), 1, "{progress}");
+    let out = dir.path().join("merged.epd");
+    assert_eq!(merge_error(&[&s2, &s0, &s1], &out), None);
+    std::fs::remove_file(&out).unwrap();
+
+    let missing = merge_error(&[&s0, &s2], &out).expect("a shard is missing");
+    assert!(missing.contains("missing: 1/3"), "{missing}");
+    let twice = merge_error(&[&s0, &s1, &s2, &s1], &out).expect("a shard given twice");
+    assert!(twice.contains("shard 1/3 given twice"), "{twice}");
+    // A shard stopped before its end has no completion record.
+    let unfinished = copy_shard(&s2, "unfinished.epd", |output, progress| {
+        let cut = output.lines().count() - 1;
+        *output = output.lines().take(cut).map(|l| format!("{l}\n")).collect();
+        *progress = progress
+            .lines()
+            .filter(|l| !l.starts_with("complete "))
+            .map(|l| format!("{l}\n"))
+            .collect();
+    });
+    let error = merge_error(&[&s0, &s1, &unfinished], &out).expect("an unfinished shard");
+    assert!(error.contains("unfinished"), "{error}");
+    // A finished shard that lost its last line afterwards.
+    let cut = copy_shard(&s1, "cut.epd", |output, _| {
+        let n = output.lines().count() - 1;
+        *output = output.lines().take(n).map(|l| format!("{l}\n")).collect();
+    });
+    let error = merge_error(&[&s0, &cut, &s2], &out).expect("a cut shard");
+    assert!(error.contains("lines were lost"), "{error}");
+    // A line of another shard mixed in.
+    let mixed = copy_shard(&s1, "mixed.epd", |output, _| {
+        let other = std::fs::read_to_string(&s0).unwrap();
+        *output = other
+            .lines()
+            .take(1)
+            .map(|l| format!("{l}\n"))
+            .collect::<String>()
+            + output;
+    });
+    let error = merge_error(&[&s0, &mixed, &s2], &out).expect("a foreign line");
+    assert!(error.contains("is not one of shard 1/3"), "{error}");
+    // The same shard of a run with other options.
+    let other = shard(2, "other.epd", "300");
+    let error = merge_error(&[&s0, &s1, &other], &out).expect("another run");
+    assert!(error.contains("different runs"), "{error}");
 }
 
 #[test]

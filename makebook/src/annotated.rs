@@ -16,6 +16,7 @@
 
 use std::ops::ControlFlow;
 
+use engine::chess::excerpt::excerpt_bytes;
 use engine::chess::position::{key, key_after};
 use engine::chess::san::resolve_san;
 use engine::formats::book::encode_move;
@@ -278,9 +279,7 @@ impl Visitor for AnnotatedVisitor<'_> {
             }
             WeightComment::Weight(weight) => {
                 if !line.has_moves {
-                    let shown = String::from_utf8_lossy(comment.as_bytes())
-                        .trim()
-                        .to_string();
+                    let shown = excerpt_bytes(comment.as_bytes().trim_ascii());
                     self.note(
                         comment.as_bytes(),
                         format!("weight comment {{{shown}}} does not follow a move; ignored"),

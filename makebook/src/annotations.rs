@@ -10,6 +10,7 @@
 //! * position-evaluation glyphs $10–$21 ([`line_evaluation`]) which, at the
 //!   end of a line, say which side the line favours and by how much.
 
+use engine::chess::excerpt::excerpt_bytes;
 use pgn_reader::Nag;
 
 /// A move-quality glyph.
@@ -94,7 +95,7 @@ pub fn parse_weight_comment(comment: &[u8]) -> WeightComment {
     }
     rest = &rest[skip_space(rest)..];
     let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
-    let shown = String::from_utf8_lossy(comment).trim().to_string();
+    let shown = excerpt_bytes(comment.trim_ascii());
     if digits == 0 {
         return WeightComment::Malformed(format!("weight comment {{{shown}}} has no number"));
     }

@@ -15,6 +15,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
+use engine::formats::atomic_file::check_outputs;
 use engine::formats::book::write_book;
 use engine::formats::input::{ByteCounter, Input, open_input};
 use engine::runtime::ordered::{Flow, OrderedMap};
@@ -307,6 +308,7 @@ fn read_collections(
 /// written, each named in the error; [`Interrupted`] when `stop` was set.
 pub fn build(options: &BuildOptions, stop: &AtomicBool) -> Result<BuildReport> {
     let started = Instant::now();
+    check_outputs(&[&options.output], &options.inputs)?;
     let mut inputs = open_all(&options.inputs)?;
     let total: Option<u64> = inputs.iter().map(|i| i.total_bytes()).sum();
     let bar = Progress::bytes(total, options.progress);
@@ -367,8 +369,7 @@ pub fn build(options: &BuildOptions, stop: &AtomicBool) -> Result<BuildReport> {
 
     check_interrupt(stop)?;
     bar.set_message("writing");
-    write_book(&options.output, &entries)
-        .with_context(|| format!("writing the book {}", options.output.display()))?;
+    write_book(&options.output, &entries)?;
     bar.finish();
     report.elapsed = started.elapsed();
     Ok(report)

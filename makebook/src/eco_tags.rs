@@ -28,7 +28,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use anyhow::{Context, Result};
 use engine::chess::position::parse_fen;
-use engine::formats::atomic_file::AtomicFile;
+use engine::formats::atomic_file::{AtomicFile, check_outputs};
 use engine::formats::eco::{EcoEntry, EcoTable, eco_family};
 use engine::formats::input::open_input;
 use engine::formats::pgn_chunks::{GameChunk, GameChunker, TrackedSlice};
@@ -411,6 +411,9 @@ fn process_chunk(
 /// game) and output errors.
 pub fn run(options: &EcoOptions, interrupt: &AtomicBool) -> Result<EcoReport> {
     let table = EcoTable::bundled();
+    if let Some(output) = &options.output {
+        check_outputs(std::slice::from_ref(output), &options.inputs)?;
+    }
     let mut out = match &options.output {
         Some(path) => Some(std::io::BufWriter::new(AtomicFile::create(path)?)),
         None => None,

@@ -19,10 +19,12 @@ mod inspect;
 mod pgn_scan;
 mod weighting;
 
+use engine::runtime::exit::is_broken_pipe;
+use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::{Args, Parser, Subcommand};
 use engine::runtime::interrupt::{EXIT_INTERRUPTED, Interrupt};
 use engine::runtime::summary::{Status, Summary};
@@ -246,6 +248,12 @@ fn run_build(args: BuildArgs) -> Result<()> {
         verbose: args.verbose,
         progress: !args.no_progress,
     };
+    // The summary may not be an input or the book (the book is checked
+    // against the inputs by the build itself).
+    let outputs: Vec<&PathBuf> = std::iter::once(&options.output)
+        .chain(&args.summary)
+        .collect();
+    engine::formats::atomic_file::check_outputs(&outputs, &options.inputs)?;
     let report = match build(&options, interrupt.flag()) {
         Ok(report) => report,
         Err(e) if e.is::<build::Interrupted>() => {
@@ -260,14 +268,27 @@ fn run_build(args: BuildArgs) -> Result<()> {
         }
         Err(e) => return Err(e),
     };
-    print!("{}", summary(&options, &report));
+    write_stdout(&summary(&options, &report))?;
     if let Some(path) = &args.summary {
         build::json_summary(&options, &report).write(path)?;
     }
     Ok(())
 }
 
+/// Writes `text` to standard output; a full disk or a closed pipe is an
+/// error, not a panic.
+fn write_stdout(text: &str) -> Result<()> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .context("cannot write to standard output")
+}
+
 fn run_eco(args: EcoArgs) -> Result<()> {
+    // The summary may not be an input either (the output is checked by
+    // the run itself).
+    let outputs: Vec<&PathBuf> = args.output.iter().chain(&args.summary).collect();
+    engine::formats::atomic_file::check_outputs(&outputs, &args.inputs)?;
     let interrupt = Interrupt::new();
     // Without the handler Ctrl-C still stops the run (no output either way).
     let _ = interrupt.install(Some("stopping: no output is written"));
@@ -279,7 +300,7 @@ fn run_eco(args: EcoArgs) -> Result<()> {
     };
     let started = std::time::Instant::now();
     let report = eco_tags::run(&options, interrupt.flag())?;
-    print!("{}", report.summary());
+    write_stdout(&report.summary())?;
     if let Some(path) = &args.summary {
         let mut json = Summary::new("makebook eco", env!("CARGO_PKG_VERSION"));
         json.inputs.clone_from(&options.inputs);
@@ -300,11 +321,13 @@ fn run_eco(args: EcoArgs) -> Result<()> {
         json.write(path)?;
     }
     if report.interrupted {
-        println!("interrupted: no output written");
+        write_stdout("interrupted: no output written\n")?;
         std::process::exit(EXIT_INTERRUPTED.into());
     }
-    println!("{}", eco_tags::describe_output(options.output.as_deref()));
-    Ok(())
+    write_stdout(&format!(
+        "{}\n",
+        eco_tags::describe_output(options.output.as_deref())
+    ))
 }
 
 fn run(cli: Cli) -> Result<()> {
@@ -314,22 +337,19 @@ fn run(cli: Cli) -> Result<()> {
         Some(Command::Dump(args)) => {
             if args.all {
                 let book = inspect::open_book(&args.book)?;
-                let stdout = std::io::stdout();
-                let mut out = std::io::BufWriter::new(stdout.lock());
-                inspect::dump_all(&book, &mut out)?;
-                std::io::Write::flush(&mut out)?;
+                let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+                inspect::dump_all(&book, &mut out)
+                    .and_then(|()| out.flush())
+                    .context("cannot write to standard output")
             } else {
-                print!(
-                    "{}",
-                    inspect::dump(&args.book, args.fen.as_deref(), &args.moves)?
-                );
+                write_stdout(&inspect::dump(
+                    &args.book,
+                    args.fen.as_deref(),
+                    &args.moves,
+                )?)
             }
-            Ok(())
         }
-        Some(Command::Stats(args)) => {
-            print!("{}", inspect::stats(&args.book)?);
-            Ok(())
-        }
+        Some(Command::Stats(args)) => write_stdout(&inspect::stats(&args.book)?),
         Some(Command::Eco(args)) => run_eco(args),
     }
 }
@@ -338,6 +358,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
+        // The reader of standard output has gone (e.g. `| head`): stop
+        // quietly, as a program killed by SIGPIPE would.
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("makebook: error: {e:#}");
             ExitCode::FAILURE

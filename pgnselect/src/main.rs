@@ -16,12 +16,15 @@ mod position_filter;
 mod sampling;
 mod stats;
 
+use engine::runtime::exit::is_broken_pipe;
+use std::path::Path;
 use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
 use anyhow::{Context, Result};
 use clap::Parser;
+use engine::formats::atomic_file::check_outputs;
 use engine::formats::input::open_input;
 use engine::runtime::interrupt::{EXIT_INTERRUPTED, Interrupt};
 use engine::runtime::progress::Progress;
@@ -33,6 +36,10 @@ use crate::pipeline::InputBytes;
 
 fn run(cli: &Cli, interrupted: &AtomicBool) -> Result<()> {
     let settings = cli.settings()?;
+    // Standard output (no -o) too: `pgnselect a.pgn >> a.pgn` would read
+    // its own output.
+    let output = cli.output.as_deref().unwrap_or(Path::new("-"));
+    check_outputs(&[output], &cli.inputs)?;
     let mut inputs = Vec::with_capacity(cli.inputs.len());
     for path in &cli.inputs {
         inputs.push(open_input(path).context("cannot read the input")?);
@@ -60,14 +67,6 @@ fn run(cli: &Cli, interrupted: &AtomicBool) -> Result<()> {
         summary.write(path)?;
     }
     Ok(())
-}
-
-fn is_broken_pipe(error: &anyhow::Error) -> bool {
-    error.chain().any(|cause| {
-        cause
-            .downcast_ref::<std::io::Error>()
-            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
-    })
 }
 
 fn main() -> ExitCode {

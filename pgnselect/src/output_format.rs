@@ -87,6 +87,14 @@ impl OutputSink {
         }
     }
 
+    /// What the lines are written to, for messages.
+    pub fn name(&self) -> String {
+        match self {
+            OutputSink::File(file) => file.target().display().to_string(),
+            OutputSink::Stdout(_) => "standard output".to_string(),
+        }
+    }
+
     /// Flushes, and for a file renames it over the target.
     ///
     /// # Errors
@@ -98,7 +106,7 @@ impl OutputSink {
                 file.commit()
                     .with_context(|| format!("cannot write {}", target.display()))
             }
-            OutputSink::Stdout(mut out) => out.flush().context("cannot write to standard output"),
+            OutputSink::Stdout(mut out) => out.flush().context("cannot write standard output"),
         }
     }
 }

@@ -167,9 +167,9 @@ struct Merger<'a> {
 
 impl Merger<'_> {
     fn write_lines(&mut self, lines: &[u8]) -> Result<()> {
-        self.sink
-            .write_all(lines)
-            .context("cannot write the output")
+        let sink = &mut self.sink;
+        sink.write_all(lines)
+            .with_context(|| format!("cannot write {}", sink.name()))
     }
 
     fn write(&mut self, done: Finished) -> Result<()> {
@@ -268,7 +268,7 @@ fn run_paced(
 ) -> Result<SelectionStats> {
     let paths: Vec<PathBuf> = inputs.iter().map(|i| i.path().to_path_buf()).collect();
     if let Some(header) = settings.format.preamble() {
-        writeln!(sink, "{header}").context("cannot write the output")?;
+        writeln!(sink, "{header}").with_context(|| format!("cannot write {}", sink.name()))?;
     }
     let mut merger = Merger {
         games_per_file: vec![0; paths.len()],

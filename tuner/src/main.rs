@@ -2,15 +2,17 @@
 //! logistic regression (Texel tuning) with exact gradients, and writes the
 //! tuned weights as a params file and as the engine's generated `params.rs`.
 
+use engine::runtime::exit::is_broken_pipe;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
 use anyhow::{Context, Result, bail, ensure};
 use clap::{Args, Parser, Subcommand};
 use engine::eval::{BLOCKS, Group, Params, codegen};
-use engine::formats::atomic_file::AtomicFile;
+use engine::formats::atomic_file::{AtomicFile, check_outputs};
 use engine::formats::params_file;
 use engine::runtime::interrupt::Interrupt;
 use engine::runtime::summary::{Status as SummaryStatus, Summary};
@@ -27,6 +29,23 @@ use tuner::space::ParamSpace;
 use tuner::stream::StreamData;
 use tuner::trace_set::TraceSet;
 use tuner::trainer::{Split, Stop, Trainer, TrainerSettings, TrainingData, fit_objective};
+
+/// `println!` to standard output that returns an error (a full disk, a
+/// closed pipe) instead of panicking.
+macro_rules! say {
+    ($($arg:tt)*) => {
+        writeln!(std::io::stdout().lock(), $($arg)*).context("cannot write to standard output")
+    };
+}
+
+/// `print!` to standard output, as [`say!`].
+macro_rules! say_raw {
+    ($($arg:tt)*) => {
+        write!(std::io::stdout().lock(), $($arg)*)
+            .and_then(|()| std::io::stdout().flush())
+            .context("cannot write to standard output")
+    };
+}
 
 /// Texel tuning of the engine's evaluation.
 ///
@@ -484,18 +503,53 @@ fn progress_bar(what: &str) -> indicatif::ProgressBar {
     bar
 }
 
-fn main() -> Result<()> {
+fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
+    let outcome = match cli.command {
         Some(Command::Codegen(args)) => codegen(&args),
-        Some(Command::Spsa(args)) => {
-            if tuner::spsa::run(&args)? == tuner::spsa::Ending::Interrupted {
+        Some(Command::Spsa(args)) => match tuner::spsa::run(&args) {
+            Ok(tuner::spsa::Ending::Interrupted) => {
                 std::process::exit(engine::runtime::interrupt::EXIT_INTERRUPTED.into());
             }
-            Ok(())
-        }
+            Ok(_) => Ok(()),
+            Err(e) => Err(e),
+        },
         None => train(cli.train),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        // The reader of standard output has gone (e.g. `| head`): stop
+        // quietly, as a program killed by SIGPIPE would.
+        Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("tuner: error: {e:#}");
+            ExitCode::FAILURE
+        }
     }
+}
+
+/// Every file a training run may write, for [`check_outputs`].
+fn output_paths(cli: &TrainArgs) -> Vec<PathBuf> {
+    let mut outputs = vec![
+        cli.output.clone(),
+        cli.plot
+            .clone()
+            .unwrap_or_else(|| with_extension(&cli.output, "svg")),
+        cli.checkpoint
+            .clone()
+            .unwrap_or_else(|| with_extension(&cli.output, "checkpoint")),
+    ];
+    if !cli.no_emit_rust {
+        outputs.push(
+            cli.emit_rust
+                .clone()
+                .unwrap_or_else(|| with_extension(&cli.output, "rs")),
+        );
+    }
+    outputs.extend(cli.log.clone());
+    outputs.extend(cli.save_traces.clone());
+    outputs.extend(cli.summary.clone());
+    outputs
 }
 
 /// `tuner codegen`: the generated Rust for a params file or the compiled
@@ -503,6 +557,7 @@ fn main() -> Result<()> {
 /// compiled defaults, that of the file being replaced (its values are the
 /// same apart from blocks new in the declaration).
 fn codegen(args: &CodegenArgs) -> Result<()> {
+    check_outputs(&[&args.output], &args.params.iter().collect::<Vec<_>>())?;
     let (params, provenance) = match &args.params {
         Some(path) => {
             let loaded = params_file::read_file(path)?;
@@ -525,7 +580,7 @@ fn codegen(args: &CodegenArgs) -> Result<()> {
     };
     let rust = codegen::generate(&params, &provenance);
     if args.output.as_os_str() == "-" {
-        print!("{rust}");
+        say_raw!("{rust}")?;
     } else {
         write_atomically(&args.output, &rust)?;
         eprintln!("wrote {}", args.output.display());
@@ -565,7 +620,7 @@ impl Outputs<'_> {
                 report.row.epoch
             );
         }
-        print_row(&report.row);
+        print_row(&report.row)?;
         if report.improved {
             self.write_best(trainer)?;
         }
@@ -589,7 +644,7 @@ fn train(cli: TrainArgs) -> Result<()> {
     if cli.defaults {
         let text = params_file::to_text(&Params::defaults(), &["compiled defaults".into()]);
         if cli.output.as_os_str() == "-" {
-            print!("{text}");
+            say_raw!("{text}")?;
         } else {
             write_atomically(&cli.output, &text)?;
             eprintln!("wrote the default parameters to {}", cli.output.display());
@@ -600,6 +655,14 @@ fn train(cli: TrainArgs) -> Result<()> {
         !cli.inputs.is_empty() || cli.traces.is_some(),
         "no input files or --traces (see --help)"
     );
+    let inputs = cli
+        .inputs
+        .iter()
+        .chain(&cli.validation_file)
+        .chain(&cli.init)
+        .chain(&cli.traces)
+        .collect::<Vec<_>>();
+    check_outputs(&output_paths(&cli), &inputs)?;
     let start_params = starting_params(&cli)?;
     if cli.stream {
         let path = cli.traces.as_ref().context("--stream reads --traces")?;
@@ -684,8 +747,8 @@ fn train_on(
         }
         let train_loss = data.mean_loss(Split::Train, &initial, &objective);
         let validation_loss = data.mean_loss(Split::Validation, &initial, &objective);
-        println!("training loss {train_loss:.9}");
-        println!("validation loss {validation_loss:.9}");
+        say!("training loss {train_loss:.9}")?;
+        say!("validation loss {validation_loss:.9}")?;
         if let Some(path) = &cli.summary {
             let mut json = run_summary(&cli, data.train_len(), data.validation_len(), &objective);
             json.figure("training_loss", train_loss)
@@ -728,7 +791,7 @@ fn train_on(
             .unwrap_or_else(|| with_extension(&cli.output, "checkpoint")),
     };
     for row in &trainer.state().history {
-        print_row(row);
+        print_row(row)?;
     }
     if cli.resume.is_none() {
         outputs.write_best(&trainer)?;
@@ -793,11 +856,15 @@ fn print_objective(objective: &Objective) {
     }
 }
 
-fn print_row(r: &EpochRow) {
-    println!(
+fn print_row(r: &EpochRow) -> Result<()> {
+    say!(
         "epoch {:>5}  train {:.7}  validation {:.7}  {:>10.0} positions/s  {:>8.1}s",
-        r.epoch, r.train_loss, r.validation_loss, r.positions_per_sec, r.elapsed_s
-    );
+        r.epoch,
+        r.train_loss,
+        r.validation_loss,
+        r.positions_per_sec,
+        r.elapsed_s
+    )
 }
 
 fn finish(
@@ -838,21 +905,22 @@ fn finish(
     let best_f = ParamSpace::weights(&best);
     let start_f = ParamSpace::weights(start);
     let first = &state.history[0];
-    println!("summary:");
-    println!(
+    say!("summary:")?;
+    say!(
         "  positions        {} training, {} validation",
         data.train_len(),
         data.validation_len()
-    );
-    println!("  K                {:.4}", objective.k);
+    )?;
+    say!("  K                {:.4}", objective.k)?;
     let training_loss = (
         data.mean_loss(Split::Train, &start_f, objective),
         data.mean_loss(Split::Train, &best_f, objective),
     );
-    println!(
+    say!(
         "  training loss    {:.7} -> {:.7} (rounded weights)",
-        training_loss.0, training_loss.1
-    );
+        training_loss.0,
+        training_loss.1
+    )?;
     let validation_loss = (data.validation_len() > 0).then(|| {
         (
             first.validation_loss,
@@ -860,10 +928,10 @@ fn finish(
         )
     });
     if let Some((before, after)) = validation_loss {
-        println!("  validation loss  {before:.7} -> {after:.7} (rounded weights)");
+        say!("  validation loss  {before:.7} -> {after:.7} (rounded weights)")?;
     }
-    println!("  best epoch       {} of {}", state.best_epoch, state.epoch);
-    println!("  plot             {}", plot.display());
+    say!("  best epoch       {} of {}", state.best_epoch, state.epoch)?;
+    say!("  plot             {}", plot.display())?;
     if let Some(path) = &cli.summary {
         let mut json = run_summary(cli, data.train_len(), data.validation_len(), objective);
         if interrupted {
@@ -880,11 +948,11 @@ fn finish(
         }
         json.write(path)?;
     }
-    println!("largest changes by group:");
-    print!(
+    say!("largest changes by group:")?;
+    say_raw!(
         "{}",
         report::largest_changes(&start.to_scalars(), &best.to_scalars(), 5)
-    );
+    )?;
     Ok(())
 }
 
@@ -901,7 +969,7 @@ fn validate_gradient(
         .iter()
         .max_by(|a, b| a.relative_error.total_cmp(&b.relative_error))
         .context("no parameters to check")?;
-    println!(
+    say!(
         "gradient check ({:?}): {} parameters on {} positions; worst relative error {:.3e} \
          ({}: analytic {:.6e}, numeric {:.6e})",
         objective.kind,
@@ -911,14 +979,14 @@ fn validate_gradient(
         engine::eval::schema::scalar_name(worst.param),
         worst.analytic,
         worst.numeric
-    );
+    )?;
     let is_unit = |i: usize| engine::eval::danger::UNIT_ENTRY.contains(&(i / 2));
     if let Some(units) = results
         .iter()
         .filter(|r| is_unit(r.param))
         .max_by(|a, b| a.relative_error.total_cmp(&b.relative_error))
     {
-        println!(
+        say!(
             "king-danger units ({} checked): worst relative error {:.3e} ({}: analytic {:.6e}, \
              numeric {:.6e})",
             results.iter().filter(|r| is_unit(r.param)).count(),
@@ -926,7 +994,7 @@ fn validate_gradient(
             engine::eval::schema::scalar_name(units.param),
             units.analytic,
             units.numeric
-        );
+        )?;
     }
     if worst.relative_error > gradient_check::TOLERANCE {
         bail!(
@@ -935,6 +1003,6 @@ fn validate_gradient(
             gradient_check::TOLERANCE
         );
     }
-    println!("gradient check passed");
+    say!("gradient check passed")?;
     Ok(())
 }

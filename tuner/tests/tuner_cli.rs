@@ -457,12 +457,14 @@ fn emitted_params_rs_compiles_into_the_engine() {
     );
     std::fs::write(copy.join("Cargo.toml"), root).unwrap();
     std::fs::copy(workspace().join("Cargo.lock"), copy.join("Cargo.lock")).unwrap();
-    // A persistent target directory keeps the dependencies compiled.
-    let target = workspace().join("target/emitted-params-check");
+    // A persistent target directory, shared with the other scratch builds
+    // (tests/new_term.rs), keeps the dependencies compiled.
+    let target = workspace().join("target/scratch-builds");
     let out = Command::new(env!("CARGO"))
         .args([
             "run",
-            "--release",
+            "--profile",
+            "scratch",
             "--quiet",
             "--bin",
             "engine",

@@ -24,6 +24,8 @@ use shakmaty::{
 };
 use thiserror::Error;
 
+use super::excerpt::excerpt;
+
 /// The en-passant convention of our keys (see the module documentation).
 pub const KEY_EP_MODE: EnPassantMode = EnPassantMode::PseudoLegal;
 
@@ -33,7 +35,7 @@ pub enum PositionParseError {
     /// The text is not FEN syntax.
     #[error("invalid FEN syntax in {fen:?}: {reason}")]
     Syntax {
-        /// The offending text.
+        /// The offending text ([`excerpt`] of it when long).
         fen: String,
         /// shakmaty's description.
         reason: String,
@@ -41,7 +43,7 @@ pub enum PositionParseError {
     /// The FEN is well formed but the position cannot occur in chess.
     #[error("illegal position {fen:?}: {reason}")]
     Illegal {
-        /// The offending text.
+        /// The offending text ([`excerpt`] of it when long).
         fen: String,
         /// Which rule is broken (e.g. "too many kings", "opposite check").
         reason: String,
@@ -70,12 +72,12 @@ pub fn parse_fen(text: &str) -> Result<Chess, PositionParseError> {
     let fen: Fen =
         text.parse().map_err(
             |e: shakmaty::fen::ParseFenError| PositionParseError::Syntax {
-                fen: text.to_string(),
+                fen: excerpt(text),
                 reason: e.to_string(),
             },
         )?;
     position_from_setup(fen.into_setup()).map_err(|reason| PositionParseError::Illegal {
-        fen: text.to_string(),
+        fen: excerpt(text),
         reason,
     })
 }
@@ -151,10 +153,10 @@ pub fn mirrored(pos: &Chess) -> Chess {
 pub fn play_uci(pos: &Chess, uci: &str) -> Result<(Chess, Move), String> {
     let parsed: shakmaty::uci::UciMove = uci
         .parse()
-        .map_err(|_| format!("{uci:?} is not a move in UCI notation"))?;
+        .map_err(|_| format!("{:?} is not a move in UCI notation", excerpt(uci)))?;
     let m = parsed
         .to_move(pos)
-        .map_err(|_| format!("{uci} is not legal in {}", fen_of(pos)))?;
+        .map_err(|_| format!("{} is not legal in {}", excerpt(uci), fen_of(pos)))?;
     let mut next = pos.clone();
     next.play_unchecked(m);
     Ok((next, m))

@@ -65,7 +65,7 @@ pub enum BookError {
         index: usize,
     },
     /// Writing the book's bytes failed.
-    #[error("{path}: cannot write the book: {source}")]
+    #[error("{path}: cannot write the book")]
     Write {
         /// The book's path.
         path: PathBuf,

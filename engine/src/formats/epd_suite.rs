@@ -11,6 +11,8 @@ use shakmaty::san::SanPlus;
 use shakmaty::{Chess, Move};
 use thiserror::Error;
 
+use crate::chess::excerpt::excerpt;
+
 use crate::chess::position::{PositionParseError, parse_fen};
 
 /// One test position.
@@ -60,7 +62,7 @@ pub enum EpdError {
         source: PositionParseError,
     },
     /// A `bm`/`am` move is not legal SAN in the position.
-    #[error("line {line}: move {san:?} is not legal here")]
+    #[error("line {line}: move {:?} is not legal here", excerpt(.san))]
     Move {
         /// 1-based line number.
         line: usize,

@@ -30,6 +30,7 @@ use shakmaty::fen::Fen;
 use shakmaty::{ByColor, CastlingSide, Chess, Color, Move, Position};
 use thiserror::Error;
 
+use crate::chess::excerpt::excerpt;
 use crate::chess::position::{
     PositionParseError, append_epd_board, parse_fen, position_from_setup,
 };
@@ -211,13 +212,13 @@ pub enum RecordErrorKind {
     #[error("{0}")]
     Position(#[from] PositionParseError),
     /// The result field is not a known result.
-    #[error("unrecognised result {0:?}")]
+    #[error("unrecognised result {:?}", excerpt(.0))]
     BadResult(String),
     /// The score field is not an integer.
-    #[error("score is not an integer: {0:?}")]
+    #[error("score is not an integer: {:?}", excerpt(.0))]
     BadScore(String),
     /// An EPD operation is malformed (e.g. `hmvc` without a number).
-    #[error("malformed EPD operation {0:?}")]
+    #[error("malformed EPD operation {:?}", excerpt(.0))]
     BadOperation(String),
     /// A CSV row has fewer fields than the header.
     #[error("CSV row has {found} fields, the header has {expected}")]
@@ -228,10 +229,10 @@ pub enum RecordErrorKind {
         found: usize,
     },
     /// The line could not be read (invalid UTF-8 or an I/O error).
-    #[error("unreadable line: {0}")]
+    #[error("unreadable line: {}", excerpt(.0))]
     Unreadable(String),
     /// A CSV header without a `fen` column.
-    #[error("CSV header has no `fen` column: {0:?}")]
+    #[error("CSV header has no `fen` column: {:?}", excerpt(.0))]
     CsvNoFenColumn(String),
 }
 

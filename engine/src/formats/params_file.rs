@@ -14,8 +14,11 @@
 use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
 
 use thiserror::Error;
+
+use crate::chess::excerpt::excerpt;
 
 #[cfg(doc)]
 use crate::eval::schema::Layout;
@@ -34,7 +37,7 @@ pub enum ParamsFileError {
         source: std::io::Error,
     },
     /// A line is not `name value`.
-    #[error("{path}:{line}: expected `name value`, found {text:?}")]
+    #[error("{path}:{line}: expected `name value`, found {:?}", excerpt(.text))]
     Malformed {
         /// The file.
         path: PathBuf,
@@ -44,7 +47,7 @@ pub enum ParamsFileError {
         text: String,
     },
     /// The value is not an integer.
-    #[error("{path}:{line}: value of {name} is not an integer: {value:?}")]
+    #[error("{path}:{line}: value of {} is not an integer: {:?}", excerpt(.name), excerpt(.value))]
     BadValue {
         /// The file.
         path: PathBuf,
@@ -56,7 +59,7 @@ pub enum ParamsFileError {
         value: String,
     },
     /// The same parameter appears twice.
-    #[error("{path}:{line}: {name} is set twice")]
+    #[error("{path}:{line}: {} is set twice", excerpt(.name))]
     Duplicate {
         /// The file.
         path: PathBuf,
@@ -97,7 +100,7 @@ impl LoadedParams {
             if names.is_empty() {
                 continue;
             }
-            let shown: Vec<&str> = names.iter().take(5).map(String::as_str).collect();
+            let shown: Vec<String> = names.iter().take(5).map(|n| excerpt(n)).collect();
             let more = if names.len() > 5 {
                 format!(" and {} more", names.len() - 5)
             } else {
@@ -128,17 +131,24 @@ pub fn to_text(params: &Params, header: &[String]) -> String {
     out
 }
 
+/// Every scalar name, in index order, and the index of each name: built
+/// once (a thousand formatted names cost more than parsing a short file).
+static NAMES: LazyLock<(Vec<String>, HashMap<String, usize>)> = LazyLock::new(|| {
+    let names = scalar_names();
+    let index = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.clone(), i))
+        .collect();
+    (names, index)
+});
+
 /// Parses the text format; `path` only names the source in errors.
 ///
 /// # Errors
 /// Malformed lines, non-integer values and duplicates, with line numbers.
 pub fn parse(text: &str, path: &Path) -> Result<LoadedParams, ParamsFileError> {
-    let names = scalar_names();
-    let index: HashMap<&str, usize> = names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.as_str(), i))
-        .collect();
+    let (names, index) = &*NAMES;
     let mut params = DEFAULT_PARAMS;
     let mut seen = vec![false; names.len()];
     let mut unknown = Vec::new();
@@ -204,9 +214,10 @@ pub fn parse(text: &str, path: &Path) -> Result<LoadedParams, ParamsFileError> {
         }
     }
     let missing = names
-        .into_iter()
+        .iter()
         .zip(seen)
-        .filter_map(|(n, s)| (!s).then_some(n))
+        .filter(|(_, s)| !s)
+        .map(|(n, _)| n.clone())
         .collect();
     Ok(LoadedParams {
         params,

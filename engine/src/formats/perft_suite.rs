@@ -7,6 +7,8 @@ use std::path::Path;
 use shakmaty::Chess;
 use thiserror::Error;
 
+use crate::chess::excerpt::excerpt;
+
 use crate::chess::perft::parse_perft_position;
 use crate::chess::position::PositionParseError;
 
@@ -41,7 +43,7 @@ pub enum PerftSuiteError {
         source: PositionParseError,
     },
     /// A `;Dn count` field is malformed.
-    #[error("line {line}: malformed depth field {field:?}")]
+    #[error("line {line}: malformed depth field {:?}", excerpt(.field))]
     DepthField {
         /// 1-based line number.
         line: usize,

@@ -31,6 +31,7 @@ use std::ops::ControlFlow;
 use pgn_reader::{Nag, Outcome, RawComment, RawTag, Reader, SanPlus as ReaderSan, Skip, Visitor};
 use shakmaty::san::SanPlus;
 
+use crate::chess::excerpt::excerpt_bytes;
 use crate::formats::pgn_chunks::{GameChunk, TrackedSlice, count_newlines};
 
 /// Longest comment handed to a visitor in one piece (longer ones are split).
@@ -529,7 +530,7 @@ fn check_tags(game: &[u8]) -> Result<usize, (usize, String)> {
         let well_formed =
             name_len > 0 && rest.len() >= 3 && rest[0] == b'"' && rest.ends_with(b"\"]");
         if !well_formed {
-            let shown = String::from_utf8_lossy(line);
+            let shown = excerpt_bytes(line);
             return Err((offset, format!("broken tag line {shown:?}")));
         }
         offset = end + 1;
@@ -832,7 +833,7 @@ fn check_movetext_exactly(game: &[u8], from: usize) -> TextVerdict {
         } else if let Some(fixed) = respelt(token) {
             respellings.push((i, end, fixed));
         } else {
-            let shown = String::from_utf8_lossy(token);
+            let shown = excerpt_bytes(token);
             return problem(i, format!("stray token {shown:?} in the movetext"));
         }
         i = end;

@@ -20,6 +20,7 @@
 use pgn_reader::RawTag;
 use shakmaty::{Chess, Color, Position};
 
+use crate::chess::excerpt::excerpt;
 use crate::chess::position::parse_fen;
 use crate::formats::labeled::GameResult;
 
@@ -91,7 +92,7 @@ pub struct GameStart {
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum StartError {
     /// The `Variant` tag names another game.
-    #[error("variant {0:?} is not standard chess")]
+    #[error("variant {:?} is not standard chess", excerpt(.0))]
     Variant(String),
     /// The `FEN` tag is not a legal position.
     #[error("bad FEN tag: {0}")]

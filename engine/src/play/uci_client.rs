@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use shakmaty::Position;
 
+use crate::chess::excerpt::excerpt;
 use crate::chess::position::{fen_of, uci_of};
 use crate::play::game::Choice;
 use crate::play::game::{GameRecord, SearchBudget};
@@ -294,10 +295,17 @@ impl Player for UciPlayer {
         })?;
         let text = best.ok_or_else(|| PlayerError::Protocol("empty bestmove".into()))?;
         let parsed: shakmaty::uci::UciMove = text.parse().map_err(|_| {
-            PlayerError::Protocol(format!("{text:?} is not a move in UCI notation"))
+            PlayerError::Protocol(format!(
+                "{:?} is not a move in UCI notation",
+                excerpt(&text)
+            ))
         })?;
         let best_move = parsed.to_move(&game.position).map_err(|_| {
-            PlayerError::IllegalMove(format!("{text} is not legal in {}", fen_of(&game.position)))
+            PlayerError::IllegalMove(format!(
+                "{} is not legal in {}",
+                excerpt(&text),
+                fen_of(&game.position)
+            ))
         })?;
         Ok(Choice { best_move, score })
     }

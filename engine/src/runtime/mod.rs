@@ -8,11 +8,13 @@
 //!   flags, a second signal exits at once;
 //! * [`progress`] — the progress bar (input bytes, or a spinner), shown only
 //!   on a terminal;
-//! * [`summary`] — the JSON summary written with `--summary FILE`.
+//! * [`summary`] — the JSON summary written with `--summary FILE`;
+//! * [`exit`] — how a failure ends a tool (a closed pipe is a quiet stop).
 //!
 //! The runtime uses the core and the formats; [`crate::play`] and the tools
 //! use it.
 
+pub mod exit;
 pub mod interrupt;
 pub mod ordered;
 pub mod progress;

@@ -53,6 +53,9 @@ pub struct SearchLimits {
     pub clock: Option<Clock>,
     /// Time kept in reserve per move for communication latency.
     pub move_overhead: Duration,
+    /// Search only these moves at the root (UCI `searchmoves`); all legal
+    /// moves when empty. Moves that are not legal are left out.
+    pub root_moves: Vec<Move>,
 }
 
 impl Default for SearchLimits {
@@ -63,6 +66,7 @@ impl Default for SearchLimits {
             movetime: None,
             clock: None,
             move_overhead: DEFAULT_MOVE_OVERHEAD,
+            root_moves: Vec::new(),
         }
     }
 }
@@ -195,6 +199,8 @@ struct Worker {
     root_best: Option<Move>,
     root_score: i32,
     root_pv: Vec<Move>,
+    /// The only moves searched at the root (all when empty).
+    root_moves: Vec<Move>,
 }
 
 fn lmr_table(sp: &SearchParams) -> Vec<[i32; 64]> {
@@ -264,6 +270,7 @@ impl Worker {
             root_best: None,
             root_score: -INFINITY,
             root_pv: Vec::new(),
+            root_moves: Vec::new(),
         }
     }
 
@@ -573,6 +580,9 @@ impl Worker {
 
         while let Some((m, class, order_score)) = picker.next_move(pos, &self.tables) {
             if Some(m) == excluded {
+                continue;
+            }
+            if ply == 0 && !self.root_moves.is_empty() && !self.root_moves.contains(&m) {
                 continue;
             }
             let quiet = is_quiet(m);
@@ -895,6 +905,7 @@ impl Worker {
         pos: &Chess,
         history_keys: &[u64],
         limits: &SearchLimits,
+        root_moves: &[Move],
         threads: usize,
     ) {
         self.keys.clear();
@@ -905,6 +916,8 @@ impl Worker {
         self.root_best = None;
         self.root_score = -INFINITY;
         self.root_pv.clear();
+        self.root_moves.clear();
+        self.root_moves.extend_from_slice(root_moves);
         self.tables.clear_killers();
         for f in &mut self.stack {
             *f = Frame {
@@ -1196,6 +1209,14 @@ impl Searcher {
     /// Forgets everything learnt (transposition table, history, …): call
     /// between games, or before a search that must be reproducible.
     pub fn new_game(&mut self) {
+        if self.tt.is_large_and_used() {
+            // A fresh allocation is all zero pages at once (the old table
+            // goes back first); if it fails, zero the old one.
+            let megabytes = self.tt.megabytes();
+            if self.set_hash_megabytes(megabytes).is_err() {
+                self.tt.clear();
+            }
+        }
         self.tt.clear();
         for w in &mut self.workers {
             w.tables.clear();
@@ -1221,7 +1242,17 @@ impl Searcher {
                 .as_ref()
                 .map(|c| TimeBudget::for_clock(c, limits.move_overhead, &self.search_params))
         });
-        let legal = pos.legal_moves();
+        let mut legal = pos.legal_moves();
+        // `searchmoves`: the legal ones among them, or every move when none
+        // is legal.
+        let root_moves: Vec<Move> = legal
+            .iter()
+            .filter(|m| limits.root_moves.contains(m))
+            .copied()
+            .collect();
+        if !root_moves.is_empty() {
+            legal.retain(|m| root_moves.contains(m));
+        }
         let legal_count = legal.len();
         if legal.is_empty() {
             let score = if pos.is_check() {
@@ -1242,7 +1273,7 @@ impl Searcher {
         let shared = Shared::new(self.stop.clone());
         let threads = self.workers.len();
         for w in &mut self.workers {
-            w.prepare(pos, history_keys, limits, threads);
+            w.prepare(pos, history_keys, limits, &root_moves, threads);
             w.deadline = deadline;
         }
         let (main, helpers) = self.workers.split_first_mut().expect("one worker");
@@ -1324,7 +1355,7 @@ impl Searcher {
         let shared = Shared::new(self.stop.clone());
         self.tt.new_search();
         let worker = &mut self.workers[0];
-        worker.prepare(pos, history_keys, &SearchLimits::default(), 1);
+        worker.prepare(pos, history_keys, &SearchLimits::default(), &[], 1);
         // The earlier iterations only look for a move that holds the lower
         // bound: the cheapest way to give the last one a hash move at the
         // root and the entries of its first line (asking both questions at

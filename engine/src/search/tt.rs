@@ -13,7 +13,7 @@
 //! code ([`encode_move`]) and must be matched against the legal moves of the
 //! position before use, so a key collision can never yield an illegal move.
 
-use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 
 use shakmaty::Move;
 
@@ -21,6 +21,11 @@ use super::score::MATE_BOUND;
 
 /// Entries per bucket: a probe looks at all of them.
 pub const BUCKET_SIZE: usize = 4;
+/// From this size on, a used table is cleared by allocating a fresh one
+/// (zero pages from the operating system, at no cost) rather than by
+/// writing zeros over every entry, which would take seconds for gigabytes
+/// and bring every page of the table into memory.
+pub const LARGE_TABLE_MB: usize = 256;
 /// Size of one entry in bytes (two `u64`).
 const ENTRY_BYTES: usize = 16;
 /// Generations cycle through 6 bits.
@@ -100,9 +105,12 @@ impl TtEntry {
 /// The shared transposition table (see the module documentation).
 #[derive(Debug)]
 pub struct TranspositionTable {
-    entries: Vec<[AtomicU64; 2]>,
+    entries: Box<[[AtomicU64; 2]]>,
     bucket_count: usize,
     generation: AtomicU8,
+    /// Whether a search has run since the table was made or cleared (a
+    /// fresh table needs no clearing).
+    used: AtomicBool,
 }
 
 /// Encodes a move in 16 bits: from (6), to (6), promotion role (3). Castling
@@ -189,17 +197,16 @@ impl TranspositionTable {
     pub fn try_new(megabytes: usize) -> Result<Self, TtAllocError> {
         let bucket_count =
             (megabytes.max(1).saturating_mul(1024 * 1024) / (ENTRY_BYTES * BUCKET_SIZE)).max(1);
-        let mut entries = Vec::new();
-        entries
-            .try_reserve_exact(bucket_count * BUCKET_SIZE)
-            .map_err(|_| TtAllocError { megabytes })?;
-        entries.extend(
-            (0..bucket_count * BUCKET_SIZE).map(|_| [AtomicU64::new(0), AtomicU64::new(0)]),
-        );
+        // Zeroed memory straight from the allocator: the operating system
+        // hands out zero pages lazily, so a table of many gigabytes is ready
+        // at once and costs memory only where the search writes.
+        let entries = bytemuck::allocation::try_zeroed_slice_box(bucket_count * BUCKET_SIZE)
+            .map_err(|()| TtAllocError { megabytes })?;
         Ok(TranspositionTable {
             entries,
             bucket_count,
             generation: AtomicU8::new(0),
+            used: AtomicBool::new(false),
         })
     }
 
@@ -210,6 +217,9 @@ impl TranspositionTable {
 
     /// Empties the table (between games). Not meant to run during a search.
     pub fn clear(&self) {
+        if !self.used.swap(false, Ordering::Relaxed) {
+            return;
+        }
         for e in &self.entries {
             e[0].store(0, Ordering::Relaxed);
             e[1].store(0, Ordering::Relaxed);
@@ -217,8 +227,15 @@ impl TranspositionTable {
         self.generation.store(0, Ordering::Relaxed);
     }
 
+    /// Whether clearing would touch memory worth handing back instead: the
+    /// table is large and has been used.
+    pub fn is_large_and_used(&self) -> bool {
+        self.megabytes() >= LARGE_TABLE_MB && self.used.load(Ordering::Relaxed)
+    }
+
     /// Starts a new search: older entries become cheaper to replace.
     pub fn new_search(&self) {
+        self.used.store(true, Ordering::Relaxed);
         let g = self.generation.load(Ordering::Relaxed);
         self.generation
             .store(g.wrapping_add(1) & GENERATION_MASK, Ordering::Relaxed);
@@ -250,7 +267,9 @@ impl TranspositionTable {
     }
 
     /// Stores a search result. `score` is root-relative at `ply`. A move code
-    /// of 0 keeps the move already stored for the same position.
+    /// of 0 keeps the move already stored for the same position. A search
+    /// calls [`Self::new_search`] before its first store, which is how
+    /// [`Self::clear`] knows whether there is anything to clear.
     #[allow(clippy::too_many_arguments)]
     pub fn store(
         &self,

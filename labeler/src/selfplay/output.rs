@@ -26,7 +26,7 @@ use clap::ValueEnum;
 use engine::formats::bullet::{self, EncodeError};
 use engine::formats::labeled::LabeledPosition;
 
-use crate::resume::{RunIdentity, open_append, sidecar_path, truncate_partial_line};
+use crate::resume::{RunIdentity, create_fresh, open_append, sidecar_path, truncate_partial_line};
 
 /// Prefix of a checkpoint record.
 const DONE_PREFIX: &str = "done ";
@@ -241,18 +241,10 @@ fn start_fresh(path: &Path, sidecar: &PathBuf, identity: &RunIdentity) -> Result
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(e).with_context(|| format!("removing {}", sidecar.display())),
     }
-    File::create(path).with_context(|| format!("creating {}", path.display()))?;
-    let mut header = engine::formats::atomic_file::AtomicFile::create(sidecar)
-        .with_context(|| format!("creating {}", sidecar.display()))?;
-    header
-        .write_all(identity.header().as_bytes())
-        .with_context(|| format!("writing {}", sidecar.display()))?;
-    header
-        .commit()
-        .with_context(|| format!("writing {}", sidecar.display()))?;
+    let (output, sidecar) = create_fresh(path, sidecar, identity)?;
     Ok(SelfplayOutput {
-        output: open_append(path)?,
-        sidecar: open_append(sidecar)?,
+        output,
+        sidecar,
         bytes: 0,
         games_done: 0,
         earlier_failures: Vec::new(),

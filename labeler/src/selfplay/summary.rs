@@ -6,7 +6,6 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use engine::formats::labeled::GameResult;
 use engine::play::game::Termination;
 use engine::runtime::summary::{Status, Summary};
 
@@ -15,6 +14,7 @@ use crate::selfplay::game::GameData;
 use crate::selfplay::output::FailedGame;
 use crate::selfplay::selection::DropReason;
 use crate::selfplay::start::Rejections;
+use crate::summary::{result_distribution, result_slot, write_results_line};
 
 /// Failed games listed in the report at most.
 const MAX_LISTED_FAILURES: usize = 20;
@@ -43,14 +43,6 @@ pub struct SelfplayStats {
     pub rejected_starts: Rejections,
     /// Games that failed for good, earlier runs included.
     pub failures: Vec<FailedGame>,
-}
-
-fn result_slot(result: GameResult) -> usize {
-    match result {
-        GameResult::WhiteWin => 0,
-        GameResult::Draw => 1,
-        GameResult::BlackWin => 2,
-    }
 }
 
 impl SelfplayStats {
@@ -88,13 +80,7 @@ impl SelfplayStats {
     /// `W/D/L` percentages for the progress bar.
     pub fn distribution(&self) -> String {
         let total = self.games.max(1) as f64;
-        let pct = |n: u64| 100.0 * n as f64 / total;
-        format!(
-            "1-0 {:.0}% ½ {:.0}% 0-1 {:.0}%",
-            pct(self.results[0]),
-            pct(self.results[1]),
-            pct(self.results[2])
-        )
+        result_distribution(&self.results, total)
     }
 
     /// The end-of-run report.
@@ -140,16 +126,7 @@ impl SelfplayStats {
             );
         }
         let total = self.games.max(1) as f64;
-        let _ = writeln!(
-            out,
-            "  results: 1-0 {} ({:.1}%), 1/2-1/2 {} ({:.1}%), 0-1 {} ({:.1}%)",
-            self.results[0],
-            100.0 * self.results[0] as f64 / total,
-            self.results[1],
-            100.0 * self.results[1] as f64 / total,
-            self.results[2],
-            100.0 * self.results[2] as f64 / total,
-        );
+        write_results_line(&mut out, &self.results, total);
         let _ = writeln!(out, "  endings:");
         for kind in Termination::ALL {
             let n = self.terminations.get(&kind).copied().unwrap_or(0);

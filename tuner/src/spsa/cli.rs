@@ -287,6 +287,10 @@ pub fn run(args: &SpsaArgs) -> Result<Ending> {
         "--pairs-per-iteration must be at least 1"
     );
     ensure!(args.concurrency >= 1, "--concurrency must be at least 1");
+    if let Some(summary) = &args.summary {
+        let inputs: Vec<&PathBuf> = args.inputs.iter().chain([&args.openings]).collect();
+        engine::formats::atomic_file::check_outputs(&[summary], &inputs)?;
+    }
     let command = match &args.engine {
         Some(c) => c.clone(),
         None => our_engine()?,

@@ -1,0 +1,58 @@
+//! UCI commands, as bytes on the engine's standard input: never a panic,
+//! every `go` answered by exactly one `bestmove` with a legal move (or
+//! `0000` without one), every reply line short. Options that read files
+//! (`BookFile`, `ParamsFile`) or start many threads are left out.
+#![no_main]
+
+use std::io::{Cursor, Write};
+use std::sync::{Arc, Mutex};
+
+use engine::uci::UciSession;
+use libfuzzer_sys::fuzz_target;
+
+#[derive(Clone, Default)]
+struct Capture(Arc<Mutex<Vec<u8>>>);
+
+impl Write for Capture {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn mentions(data: &[u8], word: &[u8]) -> bool {
+    data.windows(word.len())
+        .any(|w| w.eq_ignore_ascii_case(word))
+}
+
+fuzz_target!(|data: &[u8]| {
+    if mentions(data, b"file") || mentions(data, b"thread") || mentions(data, b"hash") {
+        return;
+    }
+    // The protocol is under test, not the search: every `go` also gets a
+    // one-node limit (searches still complete depth 1), after whatever the
+    // input gave it.
+    let mut input = Vec::with_capacity(data.len() + 64);
+    for line in data.split_inclusive(|&b| b == b'\n') {
+        let text = line.strip_suffix(b"\n").unwrap_or(line);
+        input.extend_from_slice(text);
+        if text.trim_ascii_start().starts_with(b"go") {
+            input.extend_from_slice(b" nodes 1");
+        }
+        input.push(b'\n');
+    }
+    let out = Capture::default();
+    let mut session = UciSession::new(out.clone());
+    session.run(Cursor::new(input)).expect("reading a slice");
+    let text = String::from_utf8(out.0.lock().unwrap().clone()).expect("UTF-8 replies");
+    for line in text.lines() {
+        assert!(line.len() < 2000, "{} bytes: {}", line.len(), &line[..200]);
+        if let Some(best) = line.strip_prefix("bestmove ") {
+            let m = best.split_whitespace().next().unwrap_or("");
+            assert!(m == "0000" || m.len() == 4 || m.len() == 5, "{line}");
+        }
+    }
+});
