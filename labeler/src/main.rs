@@ -5,15 +5,14 @@
 //! `labeler [OPTIONS] INPUT… -o OUTPUT` labels; `labeler merge SHARD… -o
 //! OUTPUT` restores input order from shard outputs. Game play comes from
 //! the engine library ([`engine::play::game`]: rules and adjudication;
-//! [`engine::play::player`] and [`engine::play::uci_client`]: who moves). The modules:
-//! [`labeling`] (the parallel, ordered pipeline), [`resume`] (output and
-//! sidecar), [`shard`] and [`merge`] (scale-out), [`summary`], [`progress`]
-//! and [`interrupt`].
+//! [`engine::play::player`] and [`engine::play::uci_client`]: who moves), and
+//! the run itself from the tools' runtime ([`engine::runtime`]: ordered
+//! parallel map, interrupt, progress display). The modules: [`labeling`]
+//! (the labeling run), [`selfplay`] (self-play games), [`resume`] (output
+//! and sidecar), [`shard`] and [`merge`] (scale-out) and [`summary`].
 
-mod interrupt;
 mod labeling;
 mod merge;
-mod progress;
 mod resume;
 mod selfplay;
 mod shard;
@@ -28,7 +27,6 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 
-use crate::interrupt::Interrupt;
 use crate::labeling::{LabelSettings, run};
 use crate::selfplay::game::GameSettings;
 use crate::selfplay::output::OutputFormat;
@@ -40,7 +38,7 @@ use engine::formats::params_file;
 use engine::play::game::{DrawRule, GameRules, ResignRule, SearchBudget};
 use engine::play::openings::OpeningSource;
 use engine::play::uci_client::EngineSpec;
-use engine::runtime::interrupt::Interrupt as RuntimeInterrupt;
+use engine::runtime::interrupt::Interrupt;
 use engine::search::MATE_BOUND;
 
 /// Default node budget per move (reproducible).
@@ -568,7 +566,7 @@ fn selfplay_command(args: SelfplayArgs) -> Result<ExitCode> {
     engine::formats::atomic_file::check_outputs(&outputs, &inputs)?;
     let summary_path = args.summary.clone();
     let settings = selfplay_settings(args)?;
-    let interrupt = RuntimeInterrupt::new();
+    let interrupt = Interrupt::new();
     interrupt.install(Some(
         "labeler selfplay: interrupted; writing the finished games and stopping",
     ))?;
@@ -583,18 +581,6 @@ fn selfplay_command(args: SelfplayArgs) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
-}
-
-/// The run's interrupt, triggered by Ctrl-C.
-fn install_interrupt() -> Result<Arc<Interrupt>> {
-    let interrupt = Interrupt::new();
-    let handler = interrupt.clone();
-    ctrlc::set_handler(move || {
-        eprintln!("\nlabeler: interrupted; writing finished results and stopping");
-        handler.trigger();
-    })
-    .context("installing the Ctrl-C handler")?;
-    Ok(interrupt)
 }
 
 fn main() -> ExitCode {
@@ -639,7 +625,10 @@ fn label(args: LabelArgs) -> Result<ExitCode> {
         outputs.push(path.clone());
         engine::formats::atomic_file::check_outputs(&outputs, &settings.inputs)?;
     }
-    let interrupt = install_interrupt()?;
+    let interrupt = Interrupt::new();
+    interrupt.install(Some(
+        "labeler: interrupted; writing finished results and stopping",
+    ))?;
     let (stats, interrupted) = run(&settings, &interrupt)?;
     if let Some(path) = summary_path {
         let mut json = stats.json_summary(started.elapsed(), interrupted);
