@@ -5,6 +5,9 @@
 //! engines (ours over UCI gives the in-process games; a hung one fails its
 //! games without stopping the run) and bad input.
 
+#[path = "../../engine/tests/support/cli.rs"]
+mod cli;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -12,6 +15,7 @@ use std::str::FromStr;
 use std::time::{Duration, Instant};
 
 use bulletformat::{ChessBoard, DataLoader};
+use cli::ctrl_c;
 
 /// Small node budget: the tests check plumbing, not playing strength.
 const TEST_NODES: &str = "400";
@@ -319,11 +323,7 @@ fn ctrl_c_stops_cleanly_and_the_rerun_completes() {
     run_ok(&mut selfplay(&reference, &games));
     let output = dir.path().join("out.epd");
     let mut child = spawn_until(&mut selfplay(&output, &games), &output, 1);
-    let status = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
+    ctrl_c(&child);
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130), "interrupted runs exit with 130");
     let text = std::fs::read_to_string(&output).unwrap();

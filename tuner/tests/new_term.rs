@@ -12,14 +12,14 @@
 //! (`target/scratch-builds`), so after the first run only the engine and the
 //! tuner are recompiled.
 
-use std::path::{Path, PathBuf};
+#[path = "../../engine/tests/support/cli.rs"]
+mod cli;
+
+use std::path::Path;
 use std::process::{Command, Output};
 
+use cli::workspace;
 use engine::eval::{Group, schema};
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 fn ok(what: &str, out: &Output) -> String {
     assert!(

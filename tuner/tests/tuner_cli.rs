@@ -3,12 +3,12 @@
 //! resume, bad-line handling, measurement-only runs, and the generated
 //! `params.rs` compiling into the engine with the same values.
 
+#[path = "../../engine/tests/support/cli.rs"]
+mod cli;
+
+use cli::workspace;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 fn data() -> PathBuf {
     workspace().join("data/labeled/masters-quiet-20k.epd")
