@@ -5,10 +5,10 @@
 #[path = "../../engine/tests/support/cli.rs"]
 mod cli;
 
-use cli::{ctrl_c, write};
+use cli::{ctrl_c, run_ok, write};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Small node budget: the tests check plumbing, not playing strength.
@@ -18,17 +18,6 @@ const SAMPLE_POSITIONS: usize = 16;
 
 fn labeler() -> Command {
     Command::new(env!("CARGO_BIN_EXE_labeler"))
-}
-
-fn run_ok(cmd: &mut Command) -> Output {
-    let out = cmd.output().expect("labeler runs");
-    assert!(
-        out.status.success(),
-        "labeler failed: {}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
 }
 
 fn sample_positions(count: usize) -> String {

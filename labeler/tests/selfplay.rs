@@ -10,12 +10,12 @@ mod cli;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::str::FromStr;
 use std::time::{Duration, Instant};
 
 use bulletformat::{ChessBoard, DataLoader};
-use cli::ctrl_c;
+use cli::{ctrl_c, run_ok};
 
 /// Small node budget: the tests check plumbing, not playing strength.
 const TEST_NODES: &str = "400";
@@ -33,17 +33,6 @@ fn selfplay(output: &Path, args: &[&str]) -> Command {
         .args(["--nodes", TEST_NODES, "--no-progress"])
         .args(args);
     cmd
-}
-
-fn run_ok(cmd: &mut Command) -> Output {
-    let out = cmd.output().expect("labeler runs");
-    assert!(
-        out.status.success(),
-        "labeler failed: {}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
 }
 
 fn run_err(cmd: &mut Command) -> String {

@@ -16,20 +16,10 @@
 mod cli;
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Command;
 
-use cli::workspace;
+use cli::{ok, workspace};
 use engine::eval::{Group, schema};
-
-fn ok(what: &str, out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "{what} failed: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
 
 /// The code blocks of the README's section on adding a term, in order, with
 /// the list indentation removed.

@@ -42,3 +42,29 @@ pub fn ctrl_c(child: &std::process::Child) {
         .unwrap();
     assert!(sent.success(), "kill -INT {}", child.id());
 }
+
+/// Runs `cmd`; panics with its status and standard error unless it
+/// succeeds.
+pub fn run_ok(cmd: &mut std::process::Command) -> Output {
+    let out = cmd.output().expect("the command runs");
+    assert!(
+        out.status.success(),
+        "{:?} failed: {}\n{}",
+        cmd.get_program(),
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// The standard output of a finished run named `what`; panics with both
+/// outputs unless it succeeded.
+pub fn ok(what: &str, out: &Output) -> String {
+    assert!(
+        out.status.success(),
+        "{what} failed: {}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout.clone()).unwrap()
+}
