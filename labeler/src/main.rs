@@ -497,6 +497,15 @@ fn selfplay_settings(args: SelfplayArgs) -> Result<SelfplaySettings> {
     if args.start_nodes == 0 {
         bail!("--start-nodes must be at least 1");
     }
+    if args.rules.max_plies > 0 && args.random_plies >= args.rules.max_plies {
+        bail!(
+            "--random-plies {} leaves no ply to play before --max-plies {}: every game would \
+             be adjudicated a draw before its first kept position (use fewer random plies, \
+             or a larger --max-plies, 0 for none)",
+            args.random_plies,
+            args.rules.max_plies
+        );
+    }
     let score_limit = if args.format == OutputFormat::Bullet {
         i32::from(i16::MAX)
     } else {
