@@ -608,9 +608,16 @@ fn bench_eval(file: &PathBuf, passes: usize, summary: Option<&PathBuf>) -> Resul
     let reader = std::io::BufReader::new(
         std::fs::File::open(file).with_context(|| format!("cannot open {}", file.display()))?,
     );
-    let positions: Vec<_> = LabeledReader::new(reader, Some(file.clone()))
-        .filter_map(|r| r.ok().map(|(_, rec)| rec.position))
-        .collect();
+    let (mut positions, mut bad) = (Vec::new(), 0usize);
+    for item in LabeledReader::new(reader, Some(file.clone())) {
+        match item? {
+            Ok((_, record)) => positions.push(record.position),
+            Err(_) => bad += 1,
+        }
+    }
+    if bad > 0 {
+        eprintln!("warning: {}: {bad} bad lines skipped", file.display());
+    }
     anyhow::ensure!(!positions.is_empty(), "{}: no positions", file.display());
     let params = Params::defaults();
     let start = Instant::now();

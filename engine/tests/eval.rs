@@ -28,7 +28,7 @@ fn data_path(rel: &str) -> std::path::PathBuf {
 fn real_positions() -> Vec<Chess> {
     let file = std::fs::File::open(data_path("data/labeled/masters-quiet-20k.epd")).unwrap();
     let mut out: Vec<Chess> = LabeledReader::new(std::io::BufReader::new(file), None)
-        .map(|r| r.unwrap().1.position)
+        .map(|r| r.unwrap().unwrap().1.position)
         .collect();
     for suite in ["data/suites/wacnew.epd", "data/suites/arasan2024.epd"] {
         let text = std::fs::read_to_string(data_path(suite)).unwrap();

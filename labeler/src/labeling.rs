@@ -180,6 +180,9 @@ impl Inputs<'_> {
                 self.current = None;
                 continue;
             };
+            // A read error (truncated or corrupt input) is fatal: the
+            // output would silently miss the rest of the file.
+            let item = item?;
             let record = self.record;
             self.record += 1;
             if self.settings.shard.is_some_and(|s| !s.owns(record)) {

@@ -536,3 +536,53 @@ fn stockfish_plays_when_available() {
     let results: Vec<&str> = text.lines().map(result_of).collect();
     assert_eq!(results, ["1-0", "1-0"], "{text}");
 }
+
+/// A truncated `.gz` or `.zst` input is an error (exit 1) naming the file,
+/// not "one bad line" and a success; a byte-order mark at the start of a file is
+/// skipped; labels that are not a result or an integer score (`c9 "2"`,
+/// `ce NaN`, `ce inf`) reject their line, located and counted.
+#[test]
+fn truncated_inputs_are_fatal_and_bad_labels_rejected() {
+    use std::io::Write as _;
+    let dir = tempfile::tempdir().unwrap();
+    let text = sample_positions(200);
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(text.as_bytes()).unwrap();
+    let gz = e.finish().unwrap();
+    let zst = zstd::encode_all(text.as_bytes(), 3).unwrap();
+    for (name, bytes) in [("cut.epd.gz", &gz), ("cut.epd.zst", &zst)] {
+        let input = dir.path().join(name);
+        std::fs::write(&input, &bytes[..bytes.len() / 2]).unwrap();
+        let output = dir.path().join(format!("{name}.out"));
+        let out = labeler()
+            .arg(&input)
+            .arg("-o")
+            .arg(&output)
+            .args(["--nodes", "50"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{name}: {stderr}");
+        assert!(
+            stderr.contains(name) && stderr.contains("cannot read past line"),
+            "{name}: {stderr}"
+        );
+    }
+    let board = "8/8/8/4k3/8/8/8/4K3 w - -";
+    let input = write(
+        dir.path(),
+        "labels.epd",
+        &format!(
+            "\u{feff}{board} c9 \"1-0\";\n{board} c9 \"2\";\n{board} ce NaN;\n{board} ce inf;\n{board}\n"
+        ),
+    );
+    let output = dir.path().join("labels.out");
+    let out = run_ok(labeler().arg(&input).arg("-o").arg(&output));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("rejected input lines: 3"), "{stderr}");
+    for line in ["labels.epd:2:", "labels.epd:3:", "labels.epd:4:"] {
+        assert!(stderr.contains(line), "{line} missing in {stderr}");
+    }
+    assert!(!stderr.contains("labels.epd:1:"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(&output).unwrap().lines().count(), 2);
+}

@@ -70,7 +70,7 @@ fn sample_every_ply(text: &str) -> Run {
     let stderr = String::from_utf8_lossy(&run.stderr).into_owned();
     assert!(run.status.success(), "{stderr}");
     let positions = LabeledReader::new(std::fs::read(&out).unwrap().as_slice(), None)
-        .map(|r| r.unwrap().1)
+        .map(|r| r.unwrap().unwrap().1)
         .collect();
     let summary = serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap();
     Run {

@@ -71,7 +71,8 @@ fn mutated_games_are_reported_never_fatal() {
         let stdout = String::from_utf8(out.stdout).expect("UTF-8 output");
         let mut written = 0u64;
         for item in LabeledReader::new(Cursor::new(&stdout), None) {
-            item.unwrap_or_else(|e| panic!("{e}"));
+            item.unwrap_or_else(|e| panic!("{e}"))
+                .unwrap_or_else(|e| panic!("{e}"));
             written += 1;
         }
         let after = stderr

@@ -74,7 +74,11 @@ fn count_after(stderr: &str, label: &str) -> u64 {
 
 fn read_back(text: &str) -> Vec<LabeledPosition> {
     LabeledReader::new(text.as_bytes(), None)
-        .map(|r| r.expect("every output line reads back").1)
+        .map(|r| {
+            r.expect("readable")
+                .expect("every output line reads back")
+                .1
+        })
         .collect()
 }
 

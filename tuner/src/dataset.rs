@@ -200,8 +200,10 @@ impl Chunks<'_> {
             let chunk = match open {
                 OpenFile::Text(reader) => {
                     let mut block = LineBlock::new();
+                    // A read error (truncated or corrupt input) is fatal:
+                    // never train on part of a file.
                     reader
-                        .read_block(&mut block, CHUNK)
+                        .read_block(&mut block, CHUNK)?
                         .then_some(Chunk::Lines { file, block })
                 }
                 OpenFile::Binary(reader) => {

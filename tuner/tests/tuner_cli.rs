@@ -680,3 +680,40 @@ fn trace_cache_and_compressed_inputs_train_identically() {
         "{stderr}"
     );
 }
+
+/// A truncated `.gz` or `.zst` (the end of the file lost) is an error
+/// naming the file, never training on the part that could be read; a file
+/// starting with a UTF-8 byte-order mark reads whole.
+#[test]
+fn truncated_compressed_inputs_are_fatal() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let text: String = std::fs::read_to_string(data())
+        .unwrap()
+        .lines()
+        .take(3000)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(text.as_bytes()).unwrap();
+    let gz = e.finish().unwrap();
+    let zst = zstd::encode_all(text.as_bytes(), 3).unwrap();
+    for (name, bytes) in [("cut.epd.gz", &gz), ("cut.epd.zst", &zst)] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, &bytes[..bytes.len() * 9 / 10]).unwrap();
+        let out = tuner(&["-n", "0", path.to_str().unwrap()], dir.path());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{name}: {stderr}");
+        // Found while sniffing the format (a short zstd file) or while
+        // reading the lines.
+        assert!(stderr.contains(name), "{name}: {stderr}");
+        assert!(!stderr.contains("malformed"), "{name}: {stderr}");
+    }
+    let bom = dir.path().join("bom.epd");
+    std::fs::write(&bom, format!("\u{feff}{text}")).unwrap();
+    let out = tuner(&["-n", "0", bom.to_str().unwrap()], dir.path());
+    ok("tuner", &out);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("loaded 3000 positions"), "{stderr}");
+    assert!(stderr.contains(" 0 malformed lines skipped"), "{stderr}");
+}

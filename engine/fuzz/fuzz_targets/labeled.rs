@@ -13,7 +13,7 @@ use libfuzzer_sys::fuzz_target;
 fuzz_target!(|data: &[u8]| {
     let lines = data.split(|&b| b == b'\n').count();
     for item in LabeledReader::new(Cursor::new(data), None) {
-        match item {
+        match item.expect("an in-memory input reads to its end") {
             Ok((line, record)) => {
                 assert!((1..=lines).contains(&line), "record at line {line} of {lines}");
                 let epd = record.to_epd();

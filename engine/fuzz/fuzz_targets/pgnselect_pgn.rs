@@ -75,7 +75,9 @@ fuzz_target!(|data: &[u8]| {
         let text = std::str::from_utf8(&selection.text).expect("UTF-8 output");
         if settings.format != output_format::OutputFormat::Csv {
             for item in LabeledReader::new(Cursor::new(text), None) {
-                let (_, record) = item.unwrap_or_else(|e| panic!("{e}\n{text}"));
+                let (_, record) = item
+                    .expect("an in-memory input reads to its end")
+                    .unwrap_or_else(|e| panic!("{e}\n{text}"));
                 assert_eq!(record.result.is_some(), settings.with_result);
             }
         }

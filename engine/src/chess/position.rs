@@ -83,10 +83,21 @@ pub enum PositionParseError {
 /// ```
 pub fn parse_fen(text: &str) -> Result<Chess, PositionParseError> {
     let text = text.trim();
-    let fields = check_fen_syntax(text).map_err(|reason| PositionParseError::Syntax {
+    check_fen_syntax(text).map_err(|reason| PositionParseError::Syntax {
         fen: excerpt(text),
         reason,
     })?;
+    // shakmaty splits fields at single spaces only.
+    let single_spaced =
+        !text.contains("  ") && !text.contains(|c: char| c.is_whitespace() && c != ' ');
+    let fields: std::borrow::Cow<str> = if single_spaced {
+        text.into()
+    } else {
+        text.split_ascii_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .into()
+    };
     let fen: Fen =
         fields.parse().map_err(
             |e: shakmaty::fen::ParseFenError| PositionParseError::Syntax {
@@ -105,24 +116,27 @@ pub fn parse_fen(text: &str) -> Result<Chess, PositionParseError> {
 /// them; a board of eight ranks of eight squares, each a piece letter or a
 /// digit 1–8 with no two digits in a row; a side `w` or `b`; castling `-` or
 /// letters `KQkq` (or X-FEN files); an en-passant field `-` or a square;
-/// move clocks of digits only. Returns the fields joined by single spaces
-/// (shakmaty splits at spaces only).
-fn check_fen_syntax(text: &str) -> Result<String, String> {
+/// move clocks of digits only. Allocates only for the error message.
+///
+/// # Errors
+/// The first rule the text breaks.
+pub fn check_fen_syntax(text: &str) -> Result<(), String> {
     if text.contains('_') {
         return Err("'_' is not a FEN field separator".to_string());
     }
-    let fields: Vec<&str> = text.split_ascii_whitespace().collect();
-    if fields.len() > 6 {
-        return Err(format!("{} fields, at most 6 expected", fields.len()));
+    let count = text.split_ascii_whitespace().count();
+    if count > 6 {
+        return Err(format!("{count} fields, at most 6 expected"));
     }
-    let Some(board) = fields.first() else {
+    let mut fields = text.split_ascii_whitespace();
+    let Some(board) = fields.next() else {
         return Err("empty FEN".to_string());
     };
-    let ranks: Vec<&str> = board.split('/').collect();
-    if ranks.len() != 8 {
-        return Err(format!("{} ranks in the board, 8 expected", ranks.len()));
+    let ranks = board.split('/').count();
+    if ranks != 8 {
+        return Err(format!("{ranks} ranks in the board, 8 expected"));
     }
-    for (i, rank) in ranks.iter().enumerate() {
+    for (i, rank) in board.split('/').enumerate() {
         let name = 8 - i;
         let (mut squares, mut last_was_digit) = (0u32, false);
         for c in rank.chars() {
@@ -145,32 +159,32 @@ fn check_fen_syntax(text: &str) -> Result<String, String> {
             return Err(format!("rank {name} has {squares} squares, 8 expected"));
         }
     }
-    if let Some(side) = fields.get(1)
-        && !matches!(*side, "w" | "b")
+    if let Some(side) = fields.next()
+        && !matches!(side, "w" | "b")
     {
         return Err("the side to move is not 'w' or 'b'".to_string());
     }
-    if let Some(castling) = fields.get(2)
-        && *castling != "-"
+    if let Some(castling) = fields.next()
+        && castling != "-"
         && !castling
             .chars()
             .all(|c| matches!(c, 'K' | 'Q' | 'k' | 'q' | 'A'..='H' | 'a'..='h'))
     {
         return Err("castling rights are not '-' or letters KQkq".to_string());
     }
-    if let Some(ep) = fields.get(3) {
+    if let Some(ep) = fields.next() {
         let b = ep.as_bytes();
         let square = b.len() == 2 && (b'a'..=b'h').contains(&b[0]) && (b'1'..=b'8').contains(&b[1]);
-        if *ep != "-" && !square {
+        if ep != "-" && !square {
             return Err("the en-passant field is not '-' or a square".to_string());
         }
     }
-    for clock in fields.iter().skip(4) {
+    for clock in fields {
         if !clock.bytes().all(|b| b.is_ascii_digit()) {
             return Err("a move clock is not a number".to_string());
         }
     }
-    Ok(fields.join(" "))
+    Ok(())
 }
 
 /// Turns a [`Setup`] into a legal position with the same leniency as

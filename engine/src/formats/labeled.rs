@@ -20,9 +20,18 @@
 //! (when the score is known). [`LabeledReader`] streams a file, numbering
 //! lines so that every error names its line; [`LabeledBlocks`] reads the
 //! same items as blocks of raw lines, for parsing in parallel.
+//!
+//! Two kinds of error, kept apart by the types: a bad line
+//! ([`RecordError`]: not a legal position, a label that is not a result or
+//! an integer score — `c9 "2"`, `ce NaN`, `ce inf`, a score beyond `i32`,
+//! two different results on one line) is located, skipped and counted by the
+//! caller; an input that cannot be read to its end ([`ReadError`]: an I/O
+//! error, a truncated or corrupt `.gz`/`.zst`) ends the reading, and every
+//! tool treats it as fatal, never as "half the data". A UTF-8 byte-order
+//! mark at the start of a file is skipped.
 
 use std::borrow::Cow;
-use std::io::BufRead;
+use std::io::{self, BufRead};
 use std::num::NonZeroU32;
 use std::path::PathBuf;
 
@@ -32,7 +41,7 @@ use thiserror::Error;
 
 use crate::chess::excerpt::excerpt;
 use crate::chess::position::{
-    PositionParseError, append_epd_board, parse_fen, position_from_setup,
+    PositionParseError, append_epd_board, check_fen_syntax, parse_fen, position_from_setup,
 };
 
 /// A finished game's outcome.
@@ -228,9 +237,13 @@ pub enum RecordErrorKind {
         /// Fields in this row.
         found: usize,
     },
-    /// The line could not be read (invalid UTF-8 or an I/O error).
+    /// The line is not UTF-8.
     #[error("unreadable line: {}", excerpt(.0))]
     Unreadable(String),
+    /// Two operations of the line give different labels (e.g. `c9 "1-0"`
+    /// and `c2 "0.0"`).
+    #[error("conflicting labels: {}", excerpt(.0))]
+    Conflict(String),
     /// A CSV header without a `fen` column.
     #[error("CSV header has no `fen` column: {:?}", excerpt(.0))]
     CsvNoFenColumn(String),
@@ -246,6 +259,20 @@ pub struct RecordError {
     pub line: usize,
     /// What is wrong.
     pub kind: RecordErrorKind,
+}
+
+/// The input could not be read to its end: fatal, the data would be
+/// partial.
+#[derive(Debug, Error)]
+#[error("{}: cannot read past line {line}: {source} (a truncated or corrupt input is not used in part)", path.as_ref().map_or("<input>".to_string(), |p| p.display().to_string()))]
+pub struct ReadError {
+    /// The file, when known.
+    pub path: Option<PathBuf>,
+    /// The last line read whole.
+    pub line: usize,
+    /// The reader's (or decoder's) reason.
+    #[source]
+    pub source: io::Error,
 }
 
 /// Parses one line of any non-CSV format; `Ok(None)` for blank lines and
@@ -288,8 +315,11 @@ fn parse_pipe(line: &str) -> Result<LabeledPosition, RecordErrorKind> {
         let white: i32 = score_text
             .parse::<f64>()
             .ok()
-            .filter(|v| v.is_finite())
-            .map(|v| v.round() as i32)
+            .map(f64::round)
+            .filter(|v| {
+                v.is_finite() && (f64::from(i32::MIN + 1)..=f64::from(i32::MAX)).contains(v)
+            })
+            .map(|v| v as i32)
             .ok_or_else(|| RecordErrorKind::BadScore(score_text.to_string()))?;
         Some(match position.turn() {
             Color::White => white,
@@ -347,15 +377,23 @@ fn parse_epd(line: &str) -> Result<LabeledPosition, RecordErrorKind> {
                 )
             }
             "c9" | "c2" => {
-                result = Some(
-                    GameResult::parse(arg).ok_or_else(|| RecordErrorKind::BadResult(arg.into()))?,
-                );
+                let r =
+                    GameResult::parse(arg).ok_or_else(|| RecordErrorKind::BadResult(arg.into()))?;
+                if result.is_some_and(|first| first != r) {
+                    return Err(RecordErrorKind::Conflict(rest.into()));
+                }
+                result = Some(r);
             }
             "ce" => {
-                score = Some(
-                    arg.parse::<i32>()
-                        .map_err(|_| RecordErrorKind::BadScore(arg.into()))?,
-                );
+                let s = arg
+                    .parse::<i32>()
+                    .ok()
+                    .filter(|&s| s != i32::MIN)
+                    .ok_or_else(|| RecordErrorKind::BadScore(arg.into()))?;
+                if score.is_some_and(|first| first != s) {
+                    return Err(RecordErrorKind::Conflict(rest.into()));
+                }
+                score = Some(s);
             }
             _ => {}
         }
@@ -431,6 +469,7 @@ fn split_board_slow(line: &str) -> (EpdBoard<'_>, &str) {
 /// the position is rejected (so that the error names the same FEN).
 fn epd_position(board: &EpdBoard, hmvc: u32, fmvn: u32) -> Result<Chess, PositionParseError> {
     if board.four_fields
+        && check_fen_syntax(&board.text).is_ok()
         && let Ok(fen) = Fen::from_ascii(board.text.as_bytes())
     {
         let mut setup = fen.into_setup();
@@ -522,7 +561,9 @@ fn parse_csv_row(line: &str, cols: &CsvColumns) -> Result<LabeledPosition, Recor
         None | Some("") => None,
         Some(s) => Some(
             s.parse::<i32>()
-                .map_err(|_| RecordErrorKind::BadScore(s.into()))?,
+                .ok()
+                .filter(|&s| s != i32::MIN)
+                .ok_or_else(|| RecordErrorKind::BadScore(s.into()))?,
         ),
     };
     Ok(LabeledPosition {
@@ -534,9 +575,10 @@ fn parse_csv_row(line: &str, cols: &CsvColumns) -> Result<LabeledPosition, Recor
 
 /// Streams labeled positions from a reader, line by line, in any format of
 /// the module documentation. A CSV file is recognised by its header on the
-/// first non-blank line. Each item is the 1-based line number with the
-/// record, or a located error; iteration continues after errors. It is
-/// [`LabeledBlocks`] read a few lines at a time and parsed in order.
+/// first non-blank line. Each item is `Ok` with the 1-based line number and
+/// the record, or with a located bad line (iteration continues after it),
+/// or `Err` with the [`ReadError`] that ends the input (the last item). It
+/// is [`LabeledBlocks`] read a few lines at a time and parsed in order.
 pub struct LabeledReader<R> {
     blocks: LabeledBlocks<R>,
     block: LineBlock,
@@ -557,22 +599,29 @@ impl<R: BufRead> LabeledReader<R> {
     }
 }
 
+/// One line's outcome: a record or a located bad line.
+pub type LabeledItem = Result<(usize, LabeledPosition), RecordError>;
+
 impl<R: BufRead> Iterator for LabeledReader<R> {
-    type Item = Result<(usize, LabeledPosition), RecordError>;
+    type Item = Result<LabeledItem, ReadError>;
 
     fn next(&mut self) -> Option<Self::Item> {
         loop {
             while self.next_line < self.block.len() {
                 let item = self.block.parse(self.next_line);
                 self.next_line += 1;
-                if item.is_some() {
-                    return item;
+                if let Some(item) = item {
+                    return Some(Ok(item));
                 }
             }
-            if !self.blocks.read_block(&mut self.block, READER_BLOCK_LINES) {
-                return None;
+            match self.blocks.read_block(&mut self.block, READER_BLOCK_LINES) {
+                Ok(true) => self.next_line = 0,
+                Ok(false) => return None,
+                Err(e) => {
+                    self.block = LineBlock::new();
+                    return Some(Err(e));
+                }
             }
-            self.next_line = 0;
         }
     }
 }
@@ -580,6 +629,9 @@ impl<R: BufRead> Iterator for LabeledReader<R> {
 /// What [`std::io::BufRead::read_line`] reports for a line that is not
 /// UTF-8 (blocks report the same as [`LabeledReader`]).
 const INVALID_UTF8: &str = "stream did not contain valid UTF-8";
+
+/// The UTF-8 byte-order mark some editors put at the start of a file.
+const BOM: &[u8] = b"\xef\xbb\xbf";
 
 /// Reads a labeled file in blocks of raw lines so that the lines can be
 /// parsed in parallel: [`LineBlock::parse`] of each line, in order, gives
@@ -592,8 +644,10 @@ pub struct LabeledBlocks<R> {
     line_no: usize,
     csv: Option<CsvColumns>,
     seen_content: bool,
-    finished: bool,
     ended: bool,
+    /// The read error that ended the input, returned after the lines read
+    /// whole before it.
+    pending: Option<ReadError>,
 }
 
 /// One block of raw lines from [`LabeledBlocks`], reusable across reads.
@@ -605,8 +659,8 @@ pub struct LineBlock {
     path: Option<PathBuf>,
 }
 
-/// A line of a block: its 1-based number and byte range, or an error found
-/// while reading.
+/// A line of a block: its 1-based number and byte range, or a bad line found
+/// while reading (a CSV header without a `fen` column).
 #[derive(Debug)]
 enum RawLine {
     Text {
@@ -626,22 +680,36 @@ impl<R: BufRead> LabeledBlocks<R> {
             line_no: 0,
             csv: None,
             seen_content: false,
-            finished: false,
             ended: false,
+            pending: None,
         }
     }
 
     /// Replaces the content of `block` with the next (up to) `max_lines`
-    /// lines; false when the input is exhausted and `block` is empty.
-    pub fn read_block(&mut self, block: &mut LineBlock, max_lines: usize) -> bool {
+    /// lines; `Ok(false)` when the input is exhausted and `block` is empty.
+    ///
+    /// # Errors
+    /// A [`ReadError`] when the input cannot be read to its end, after the
+    /// block of the lines read whole before it.
+    pub fn read_block(
+        &mut self,
+        block: &mut LineBlock,
+        max_lines: usize,
+    ) -> Result<bool, ReadError> {
         block.text.clear();
         block.lines.clear();
+        if let Some(error) = self.pending.take() {
+            return Err(error);
+        }
         while !self.ended && block.lines.len() < max_lines.max(1) {
             let start = block.text.len();
             match self.input.read_until(b'\n', &mut block.text) {
                 Ok(0) => self.ended = true,
                 Ok(_) => {
                     self.line_no += 1;
+                    if self.line_no == 1 && block.text[start..].starts_with(BOM) {
+                        block.text.drain(start..start + BOM.len());
+                    }
                     let end = block.text.len();
                     if !self.seen_content && !self.first_content(block, start, end) {
                         block.text.truncate(start);
@@ -653,25 +721,25 @@ impl<R: BufRead> LabeledBlocks<R> {
                         end,
                     });
                 }
-                Err(e) => {
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(source) => {
                     block.text.truncate(start);
-                    if self.finished {
-                        self.ended = true;
-                        break;
+                    self.ended = true;
+                    let error = ReadError {
+                        path: self.path.clone(),
+                        line: self.line_no,
+                        source,
+                    };
+                    if block.lines.is_empty() {
+                        return Err(error);
                     }
-                    // Bad data costs one line; any other I/O error ends
-                    // the stream after being reported.
-                    self.line_no += 1;
-                    self.finished = e.kind() != std::io::ErrorKind::InvalidData;
-                    block.lines.push(RawLine::Error(Box::new(
-                        self.error(RecordErrorKind::Unreadable(e.to_string())),
-                    )));
+                    self.pending = Some(error);
                 }
             }
         }
         block.csv = self.csv.clone();
         block.path = self.path.clone();
-        !block.lines.is_empty()
+        Ok(!block.lines.is_empty())
     }
 
     /// Looks for the first content line (CSV header or not) before it has
@@ -764,6 +832,11 @@ mod tests {
 
     const BOARD: &str = "r1bq1rk1/pp2p1bp/2nppn2/2p5/3P1P1R/2N1BN2/PPP3P1/R2QKB2 b Q -";
 
+    /// Every item of a reader that reads to its end.
+    fn all<R: BufRead>(reader: LabeledReader<R>) -> Vec<LabeledItem> {
+        reader.map(|item| item.expect("readable input")).collect()
+    }
+
     fn rec(line: &str) -> LabeledPosition {
         parse_line(line).unwrap().unwrap()
     }
@@ -812,8 +885,10 @@ mod tests {
         assert_eq!(rec(&format!("{BOARD} 0 1 [0.0]")), expected);
         assert_eq!(rec(&format!("{BOARD} [0-1]")), expected);
         assert_eq!(rec(&format!("{BOARD} 0 1 | | 0.0")), expected);
-        let csv: Vec<_> =
-            LabeledReader::new(format!("fen,result\n{BOARD} 0 1,0-1\n").as_bytes(), None).collect();
+        let csv: Vec<_> = all(LabeledReader::new(
+            format!("fen,result\n{BOARD} 0 1,0-1\n").as_bytes(),
+            None,
+        ));
         assert_eq!(csv, vec![Ok((2, expected.clone()))]);
         // Canonical output reads back to itself.
         assert_eq!(rec(&expected.to_epd()), expected);
@@ -837,7 +912,7 @@ mod tests {
             format!("score,fen,result\n-35,{BOARD} 3 20,1/2-1/2\n").as_bytes(),
             None,
         )
-        .map(|r| r.unwrap().1)
+        .map(|r| r.unwrap().unwrap().1)
         .collect();
         assert_eq!(csv, vec![r]);
     }
@@ -847,7 +922,7 @@ mod tests {
         let text = format!(
             "{BOARD} c9 \"1-0\";\n\nnonsense here\n{BOARD} c9 \"2-0\";\n{BOARD} ce x;\n8/8/8/8/8/8/8/8 w - - [1.0]\n{BOARD} c9 \"1-0\";\n"
         );
-        let items: Vec<_> = LabeledReader::new(text.as_bytes(), Some("f.epd".into())).collect();
+        let items: Vec<_> = all(LabeledReader::new(text.as_bytes(), Some("f.epd".into())));
         assert_eq!(items.len(), 6);
         assert!(items[0].is_ok() && items[5].is_ok());
         let lines: Vec<usize> = items
@@ -866,14 +941,15 @@ mod tests {
 
     #[test]
     fn csv_errors() {
-        let items: Vec<_> = LabeledReader::new("a,b\n".as_bytes(), None).collect();
+        let items: Vec<_> = all(LabeledReader::new("a,b\n".as_bytes(), None));
         assert!(matches!(
             items[0].as_ref().unwrap_err().kind,
             RecordErrorKind::CsvNoFenColumn(_)
         ));
-        let items: Vec<_> =
-            LabeledReader::new(format!("fen,result,score\n{BOARD},1-0\n").as_bytes(), None)
-                .collect();
+        let items: Vec<_> = all(LabeledReader::new(
+            format!("fen,result,score\n{BOARD},1-0\n").as_bytes(),
+            None,
+        ));
         assert!(matches!(
             items[0].as_ref().unwrap_err().kind,
             RecordErrorKind::CsvFieldCount {
@@ -884,11 +960,11 @@ mod tests {
     }
 
     /// Every item of every block, in order.
-    fn blocks(text: &[u8], max_lines: usize) -> Vec<Result<(usize, LabeledPosition), RecordError>> {
+    fn blocks(text: &[u8], max_lines: usize) -> Vec<LabeledItem> {
         let mut reader = LabeledBlocks::new(text, Some("f.epd".into()));
         let mut block = LineBlock::new();
         let mut out = Vec::new();
-        while reader.read_block(&mut block, max_lines) {
+        while reader.read_block(&mut block, max_lines).unwrap() {
             out.extend((0..block.len()).filter_map(|i| block.parse(i)));
         }
         out
@@ -915,8 +991,7 @@ mod tests {
         bad.extend_from_slice(epd.as_bytes());
         texts.push(bad);
         for text in &texts {
-            let expected: Vec<_> =
-                LabeledReader::new(text.as_slice(), Some("f.epd".into())).collect();
+            let expected: Vec<_> = all(LabeledReader::new(text.as_slice(), Some("f.epd".into())));
             assert!(!text.is_empty() || expected.is_empty());
             for max_lines in [1, 2, 3, 7, 1000] {
                 assert_eq!(
@@ -954,5 +1029,143 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// A reader that gives `data` and then fails, as a disk or a
+    /// decompressor does.
+    struct FailingReader {
+        data: std::io::Cursor<Vec<u8>>,
+        kind: io::ErrorKind,
+    }
+
+    impl io::Read for FailingReader {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            match self.data.read(buf)? {
+                0 => Err(io::Error::new(self.kind, "injected failure")),
+                n => Ok(n),
+            }
+        }
+    }
+
+    #[test]
+    fn a_read_error_ends_the_input_as_an_error_not_a_bad_line() {
+        let text = format!("{BOARD} c9 \"1-0\";\n{BOARD} c9 \"0-1\";\n{BOARD} c9");
+        for kind in [
+            io::ErrorKind::UnexpectedEof,
+            io::ErrorKind::InvalidData,
+            io::ErrorKind::Other,
+        ] {
+            let failing = FailingReader {
+                data: std::io::Cursor::new(text.clone().into_bytes()),
+                kind,
+            };
+            let items: Vec<_> =
+                LabeledReader::new(io::BufReader::new(failing), Some("f.epd.gz".into())).collect();
+            // The two whole lines, then the error, then nothing.
+            assert_eq!(items.len(), 3, "{kind:?}: {items:?}");
+            assert!(items[0].as_ref().is_ok_and(|i| i.is_ok()));
+            assert!(items[1].as_ref().is_ok_and(|i| i.is_ok()));
+            let error = items[2].as_ref().unwrap_err();
+            assert_eq!(error.line, 2);
+            assert!(
+                error
+                    .to_string()
+                    .starts_with("f.epd.gz: cannot read past line 2: injected failure"),
+                "{error}"
+            );
+            // Blocks: the error, whatever the block size.
+            for max_lines in [1, 2, 1000] {
+                let failing = FailingReader {
+                    data: std::io::Cursor::new(text.clone().into_bytes()),
+                    kind,
+                };
+                let mut reader = LabeledBlocks::new(io::BufReader::new(failing), None);
+                let mut block = LineBlock::new();
+                let mut outcome = Ok(true);
+                while let Ok(true) = outcome {
+                    outcome = reader.read_block(&mut block, max_lines);
+                }
+                assert!(outcome.is_err(), "{max_lines}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_skipped() {
+        let epd = format!("\u{feff}{BOARD} c9 \"1-0\";\n{BOARD} c9 \"0-1\";\n");
+        let items = all(LabeledReader::new(epd.as_bytes(), None));
+        assert_eq!(items.len(), 2);
+        assert!(items.iter().all(Result::is_ok), "{items:?}");
+        let csv = format!("\u{feff}fen,result\n{BOARD} 0 1,0-1\n");
+        let items = all(LabeledReader::new(csv.as_bytes(), None));
+        assert_eq!(items.len(), 1);
+        assert_eq!(
+            items[0].as_ref().unwrap().1.result,
+            Some(GameResult::BlackWin)
+        );
+        // Only at the start of the file.
+        let later = format!("{BOARD} c9 \"1-0\";\n\u{feff}{BOARD} c9 \"0-1\";\n");
+        let items = all(LabeledReader::new(later.as_bytes(), None));
+        assert!(items[1].is_err());
+    }
+
+    /// Labels that are not a result or an integer score reject the line
+    /// (located, with the reason), in every format; none is taken silently.
+    #[test]
+    fn bad_labels_reject_the_line() {
+        for (line, kind) in [
+            (format!("{BOARD} c9 \"2\";"), "result"),
+            (format!("{BOARD} c2 \"1.5\";"), "result"),
+            (format!("{BOARD} ce NaN;"), "score"),
+            (format!("{BOARD} ce inf;"), "score"),
+            (format!("{BOARD} ce 35.5;"), "score"),
+            (format!("{BOARD} ce 99999999999;"), "score"),
+            (format!("{BOARD} ce -2147483648;"), "score"),
+            (format!("{BOARD} c9 \"1-0\"; c2 \"0.0\";"), "conflict"),
+            (format!("{BOARD} ce 10; ce -10;"), "conflict"),
+            (format!("{BOARD} 0 1 | NaN | 1-0"), "score"),
+            (format!("{BOARD} 0 1 | inf | 1-0"), "score"),
+            (format!("{BOARD} 0 1 | 1e308 | 1-0"), "score"),
+            (format!("{BOARD} 0 1 | 12 | 2"), "result"),
+            (format!("{BOARD} 0 1 [2]"), "result"),
+            (
+                "r4rn1/pb2bppp/np3n2/2pkN3/N2pPB2/6P1/PPP2PBP/R22RK1 b - - c9 \"1-0\";".to_string(),
+                "position",
+            ),
+        ] {
+            let text = format!("{BOARD} c9 \"1-0\";\n{line}\n");
+            let items = all(LabeledReader::new(text.as_bytes(), Some("f.epd".into())));
+            assert_eq!(items.len(), 2, "{line}");
+            let error = items[1].as_ref().expect_err(&line);
+            assert_eq!(error.line, 2);
+            assert!(error.to_string().starts_with("f.epd:2: "), "{error}");
+            let matched = match kind {
+                "result" => matches!(error.kind, RecordErrorKind::BadResult(_)),
+                "score" => matches!(error.kind, RecordErrorKind::BadScore(_)),
+                "conflict" => matches!(error.kind, RecordErrorKind::Conflict(_)),
+                _ => matches!(error.kind, RecordErrorKind::Position(_)),
+            };
+            assert!(matched, "{line}: {error}");
+        }
+        for (row, kind) in [
+            ("NaN,1-0", "score"),
+            ("inf,1-0", "score"),
+            ("12,2", "result"),
+        ] {
+            let text = format!("fen,score,result\n{BOARD} 0 1,{row}\n");
+            let items = all(LabeledReader::new(text.as_bytes(), None));
+            let error = items[0].as_ref().unwrap_err();
+            assert_eq!(error.line, 2);
+            let matched = match kind {
+                "result" => matches!(error.kind, RecordErrorKind::BadResult(_)),
+                _ => matches!(error.kind, RecordErrorKind::BadScore(_)),
+            };
+            assert!(matched, "{row}: {error}");
+        }
+        // The same label twice is no conflict.
+        assert_eq!(
+            rec(&format!("{BOARD} c9 \"1-0\"; c2 \"1.0\";")).result,
+            Some(GameResult::WhiteWin)
+        );
     }
 }

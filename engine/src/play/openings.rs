@@ -21,7 +21,7 @@ use shakmaty::{Chess, Move, Position};
 use crate::chess::position::{key, parse_fen};
 use crate::formats::book::{BookError, PolyglotBook};
 use crate::formats::input::{InputError, open_input};
-use crate::formats::labeled::LabeledReader;
+use crate::formats::labeled::{LabeledReader, ReadError, RecordError};
 use crate::play::game::{GameRecord, decided_outcome};
 
 /// File name extension of a Polyglot book.
@@ -81,6 +81,14 @@ pub enum OpeningsError {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// A line of a position file is not a labeled position (an openings
+    /// file is small and hand-made: a bad line is a mistake to fix, not a
+    /// record to skip).
+    #[error("{0}")]
+    BadLine(#[from] RecordError),
+    /// A position file could not be read to its end.
+    #[error(transparent)]
+    Truncated(#[from] ReadError),
     /// The Polyglot book is unusable.
     #[error(transparent)]
     Book(#[from] BookError),
@@ -245,14 +253,17 @@ fn distinct(openings: Vec<Opening>) -> Vec<Opening> {
 fn read_position_openings(path: &Path) -> Result<Vec<Opening>, OpeningsError> {
     let input = open_input(path)?;
     let reader = LabeledReader::new(BufReader::new(input), Some(path.to_path_buf()));
-    let openings = reader
-        .filter_map(|item| item.ok())
-        .map(|(_, record)| Opening {
+    let mut openings = Vec::new();
+    for item in reader {
+        let (_, record) = item??;
+        let opening = Opening {
             start: record.position,
             moves: Vec::new(),
-        })
-        .filter(Opening::is_playable)
-        .collect();
+        };
+        if opening.is_playable() {
+            openings.push(opening);
+        }
+    }
     Ok(openings)
 }
 
