@@ -407,8 +407,16 @@ fn bad_input_is_a_clear_error() {
     let garbage = dir.path().join("garbage.epd");
     std::fs::write(&garbage, "not a position\nnor this\n").unwrap();
     let message = run_err(selfplay(&output, &["--games", "1", "--openings"]).arg(&garbage));
+    // A bad line of an openings file is named (it is a mistake to fix).
     assert!(
-        message.contains("garbage.epd: no usable opening"),
+        message.contains("garbage.epd:1: invalid FEN syntax"),
+        "{message}"
+    );
+    let unplayable = dir.path().join("unplayable.epd");
+    std::fs::write(&unplayable, "7k/5QQ1/8/8/8/8/8/K7 b - -\n").unwrap();
+    let message = run_err(selfplay(&output, &["--games", "1", "--openings"]).arg(&unplayable));
+    assert!(
+        message.contains("unplayable.epd: no usable opening"),
         "{message}"
     );
     let book = dir.path().join("empty.bin");

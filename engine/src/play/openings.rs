@@ -84,7 +84,7 @@ pub enum OpeningsError {
     /// A line of a position file is not a labeled position (an openings
     /// file is small and hand-made: a bad line is a mistake to fix, not a
     /// record to skip).
-    #[error("{0}")]
+    #[error(transparent)]
     BadLine(#[from] RecordError),
     /// A position file could not be read to its end.
     #[error(transparent)]
