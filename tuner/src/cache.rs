@@ -39,7 +39,7 @@ const MAGIC: &[u8; 8] = b"TUNERTRC";
 /// The trailer's last bytes.
 const END_MAGIC: &[u8; 8] = b"TRCEND\0\0";
 /// The format version this build reads and writes.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 /// Positions per block (the unit of streaming and of checksums).
 pub const BLOCK_POSITIONS: usize = 1 << 16;
 /// Trailer size: four `u64` and the end magic.
