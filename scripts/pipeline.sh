@@ -14,12 +14,13 @@
 # the compiled weights are tuned on far more data than a 15-minute run makes,
 # so a run from them could not show a gain.
 #
-# Every step writes a JSON summary (--summary) or a CSV log, and the report is
-# made from those. Every output goes to a new run folder (runs/<timestamp>/ by
-# default); nothing in the source tree is changed unless --install is given
-# (then the winner's params.rs replaces engine/src/eval/params.rs). A failed
-# step stops the pipeline with a message and keeps what the earlier steps
-# produced. Needs python3 (to read the JSON summaries).
+# Every step writes a JSON summary (--summary FILE), and the report is made
+# from those (read with jq), never from the tools' printed prose. Every
+# output goes to a new run folder (runs/<timestamp>/ by default); nothing in
+# the source tree is changed unless --install is given (then the winner's
+# params.rs replaces engine/src/eval/params.rs). A failed step stops the
+# pipeline with a message and keeps what the earlier steps produced. Needs jq
+# (to read the JSON summaries).
 #
 # Default sizes finish in about 15 minutes on 2 otherwise idle cores, the first
 # build included (the report gives each step's wall and CPU time). Scale up
@@ -125,7 +126,7 @@ fi
 for f in "${LABELED[@]}" "${PGNS[@]}" "$ANNOTATED"; do
     [ -f "$f" ] || { echo "pipeline: $f: no such file" >&2; exit 2; }
 done
-command -v python3 >/dev/null || { echo "pipeline: python3 is needed to read the tools' JSON summaries" >&2; exit 2; }
+command -v jq >/dev/null || { echo "pipeline: jq is needed to read the tools' JSON summaries (apt install jq)" >&2; exit 2; }
 RUN_DIR=${RUN_DIR:-runs/$(date -u +%Y%m%d-%H%M%S)}
 if [ -e "$RUN_DIR" ]; then
     echo "pipeline: $RUN_DIR already exists; choose another --run-dir (nothing is overwritten)" >&2
@@ -170,24 +171,14 @@ step() {
 # json FILE KEY...: the values at KEY (dotted paths, e.g. counts.games) of a
 # JSON summary, one per line ("-" for a null); a missing key is an error.
 json() {
-    python3 - "$@" <<'PY'
-import json, sys
-data = json.load(open(sys.argv[1]))
-for key in sys.argv[2:]:
-    value = data
-    for part in key.split("."):
-        if not isinstance(value, dict) or part not in value:
-            sys.exit(f"pipeline: {sys.argv[1]} has no {key}")
-        value = value[part]
-    print("-" if value is None else value)
-PY
-}
-
-# loss_figures CSV: "first best best_epoch" validation losses of a tuner log.
-loss_figures() {
-    awk -F, 'NR == 2 { first = $3; best = $3; at = $1 }
-        NR > 2 && $3 < best { best = $3; at = $1 }
-        END { printf "%s %s %s\n", first, best, at }' "$1"
+    local file=$1
+    shift
+    jq -r --arg file "$file" '
+        def at($path): reduce ($path | split("."))[] as $k (.;
+            if type == "object" and has($k) then .[$k]
+            else error("pipeline: \($file) has no \($path)") end);
+        . as $summary | $ARGS.positional[] | . as $path | $summary | at($path)
+        | if . == null then "-" else . end' "$file" --args "$@"
 }
 
 # match NAME PARAMS_A PARAMS_B GAMES [extra engine match options]: A ("tuned")
@@ -234,7 +225,9 @@ fi
 # Openings of every match: an opening book from the annotated file plus the
 # games, each line played with both colours.
 step makebook "$BIN/makebook" --threads "$THREADS" -o "$RUN_DIR/book.bin" \
-    "$ANNOTATED" "${PGNS[@]}"
+    --summary "$RUN_DIR/makebook.json" "$ANNOTATED" "${PGNS[@]}"
+BOOK=$(json "$RUN_DIR/makebook.json" counts.entries counts.positions counts.annotated_entries \
+    | paste -sd' ' | awk '{ printf "%s entries, %s positions (%s from the annotated file)", $1, $2, $3 }')
 
 CHAMPION="$RUN_DIR/start.params"
 CHAMPION_RS=""
@@ -258,10 +251,12 @@ for ((g = 1; g <= GENERATIONS; g++)); do
     # 2. Tune from the champion.
     step "tuner$g" "$BIN/tuner" --threads "$THREADS" --seed "$SEED" -n "$EPOCHS" \
         -i "$CHAMPION" --lambda "$LAMBDA" --validation-file "$dir/validation.epd" \
-        -x "$dir/tuned.params" -f "$dir/params.rs" --log "$dir/tuner.csv" \
+        -x "$dir/tuned.params" -f "$dir/params.rs" --log "$dir/tuner.csv" --summary "$dir/tuner.json" \
         "$dir/selfplay.epd" "${LABELED[@]}"
-    figures=$(loss_figures "$dir/tuner.csv")
-    read -r first best best_epoch <<<"$figures"
+    figures=$(json "$dir/tuner.json" figures.validation_loss_start figures.validation_loss_end \
+        counts.best_epoch)
+    { read -r first; read -r best; read -r best_epoch; } <<<"$figures"
+    first=$(printf '%.6f' "$first") best=$(printf '%.6f' "$best")
     # 3. Tuned against the champion.
     sprt_args=()
     [ "$SPRT" = 1 ] && sprt_args=(--sprt elo0=0 elo1=10 alpha=0.05 beta=0.05)
@@ -319,7 +314,8 @@ fi
     echo "start weights: $INIT$([ "$INIT" = data/handset.params ] && echo ' (the hand-set weights, before any tuning)')"
     echo "self-play: $SELFPLAY_GAMES games per generation (+ $VALIDATION_GAMES for validation) at $SELFPLAY_NODES nodes/move, played by the champion"
     echo "tuner: lambda $LAMBDA (target = lambda x result + (1 - lambda) x search score), extra labeled data: ${LABELED[*]:-none};"
-    echo "  validation loss on the validation games' positions (never trained on), start -> best epoch"
+    echo "  validation loss on the validation games' positions (never trained on), start -> best epoch (rounded weights)"
+    echo "book: $BOOK"
     echo "matches: $GAMES games at $MATCH_NODES nodes/move, tuned vs champion, book openings with both colours;"
     echo "  a generation is accepted when $([ "$SPRT" = 1 ] && echo 'its SPRT (elo0=0 elo1=10) accepts H1' || echo 'LOS >= 95%')"
     echo

@@ -10,11 +10,13 @@ if ! python3 -c "import chess" 2>/dev/null; then
 fi
 
 # Debian peers used by comparison tests (skipped by those tests when absent):
-# polyglot and the gnuchess Polyglot book. Installed when we can (root + apt).
+# polyglot and the gnuchess Polyglot book; jq, with which the pipeline smoke run
+# reads the tools' JSON summaries. Installed when we can (root + apt).
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
     missing=()
     [ -x /usr/games/polyglot ] || missing+=(polyglot)
     dpkg -s gnuchess-book >/dev/null 2>&1 || missing+=(gnuchess-book)
+    command -v jq >/dev/null || missing+=(jq)
     if [ ${#missing[@]} -gt 0 ]; then
         (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}") \
             >/dev/null 2>&1 || echo "note: could not install ${missing[*]}; tests that need them are skipped"

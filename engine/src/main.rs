@@ -76,6 +76,11 @@ enum Command {
         /// no longer a signature; compare the time-to-depth line instead.
         #[arg(long, default_value_t = 1)]
         threads: usize,
+        /// Also write the figures as JSON to FILE (counts.nodes, the
+        /// signature with one thread; timings.search_seconds; figures.nps,
+        /// depth, threads).
+        #[arg(long, value_name = "FILE")]
+        summary: Option<PathBuf>,
     },
     /// Count move-generation leaf nodes: a divide of one position, or a whole
     /// EPD perft suite (`FEN ;D1 n ;D2 n …`).
@@ -152,6 +157,11 @@ enum Command {
         /// Passes over the positions.
         #[arg(long, default_value_t = 20)]
         passes: usize,
+        /// Also write the figures as JSON to FILE (counts.positions,
+        /// figures.play_positions_per_second, trace_positions_per_second,
+        /// trace_cost, coefficients_per_position).
+        #[arg(long, value_name = "FILE")]
+        summary: Option<PathBuf>,
     },
     /// Play a match between two players and report W/D/L, Elo and LOS.
     #[command(long_about = MATCH_ABOUT)]
@@ -348,7 +358,11 @@ fn main() -> ExitCode {
 fn run(cli: Cli) -> Result<()> {
     match cli.command.unwrap_or(Command::Uci) {
         Command::Uci => run_uci(),
-        Command::Bench { depth, threads } => run_bench(depth, threads),
+        Command::Bench {
+            depth,
+            threads,
+            summary,
+        } => run_bench(depth, threads, summary.as_ref()),
         Command::Perft { depth, fen, suite } => match suite {
             Some(file) => run_perft_suite(&file, depth),
             None => run_perft(depth, &fen),
@@ -368,7 +382,11 @@ fn run(cli: Cli) -> Result<()> {
             r_end,
         } => print_search_params(file.as_ref(), openbench, r_end),
         Command::Eval { fen, params } => print_eval(&fen, params.as_ref()),
-        Command::BenchEval { file, passes } => bench_eval(&file, passes),
+        Command::BenchEval {
+            file,
+            passes,
+            summary,
+        } => bench_eval(&file, passes, summary.as_ref()),
         Command::Match(args) => run_match_command(&args),
     }
 }
@@ -380,7 +398,7 @@ fn run_uci() -> Result<()> {
         .context("reading UCI commands from standard input")
 }
 
-fn run_bench(depth: u32, threads: usize) -> Result<()> {
+fn run_bench(depth: u32, threads: usize, summary: Option<&PathBuf>) -> Result<()> {
     anyhow::ensure!(threads >= 1, "--threads must be at least 1");
     let report = bench::run(
         Arc::new(Params::defaults()),
@@ -395,6 +413,15 @@ fn run_bench(depth: u32, threads: usize) -> Result<()> {
         report.elapsed.as_secs_f64()
     )?;
     say!("{} nodes {} nps", report.nodes, report.nps())?;
+    if let Some(path) = summary {
+        let mut json = Summary::new("engine bench", env!("CARGO_PKG_VERSION"));
+        json.count("nodes", report.nodes)
+            .timing("search_seconds", report.elapsed)
+            .figure("nps", report.nps())
+            .figure("depth", depth)
+            .figure("threads", threads);
+        json.write(path)?;
+    }
     Ok(())
 }
 
@@ -593,7 +620,7 @@ fn print_eval(fen: &str, params: Option<&PathBuf>) -> Result<()> {
     Ok(())
 }
 
-fn bench_eval(file: &PathBuf, passes: usize) -> Result<()> {
+fn bench_eval(file: &PathBuf, passes: usize, summary: Option<&PathBuf>) -> Result<()> {
     let reader = std::io::BufReader::new(
         std::fs::File::open(file).with_context(|| format!("cannot open {}", file.display()))?,
     );
@@ -630,6 +657,17 @@ fn bench_eval(file: &PathBuf, passes: usize) -> Result<()> {
         traced / play,
         entries as f64 / n
     )?;
+    if let Some(path) = summary {
+        let mut json = Summary::new("engine bench-eval", env!("CARGO_PKG_VERSION"));
+        json.inputs.push(file.clone());
+        json.count("positions", positions.len() as u64)
+            .count("passes", passes as u64)
+            .figure("play_positions_per_second", n / play)
+            .figure("trace_positions_per_second", n / traced)
+            .figure("trace_cost", traced / play)
+            .figure("coefficients_per_position", entries as f64 / n);
+        json.write(path)?;
+    }
     Ok(())
 }
 

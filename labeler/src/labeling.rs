@@ -1,40 +1,42 @@
-//! The labeling run: a reader thread streams records from the inputs, worker
-//! threads play one game per position (each worker owns its player), and the
-//! calling thread writes the results strictly in input order.
+//! The labeling run on the tools' ordered map
+//! ([`engine::runtime::ordered`]): the inputs are cut into items (a position
+//! to label, or a line that could not be read), worker threads play one
+//! game per position (each worker owns its player), and the results are
+//! written strictly in input order.
 //!
-//! Memory is bounded whatever the input size: the reader never runs more
-//! than [`REORDER_WINDOW_PER_THREAD`] jobs per worker ahead of the writer, so
-//! the reorder buffer and the queues stay small. Games are deterministic
-//! under a node or depth budget (fresh tables per game, one search thread),
-//! so the output does not depend on the number of workers. Resuming and
-//! the on-disk order of events are described in [`crate::resume`].
+//! Memory is bounded whatever the input size: at most
+//! [`IN_FLIGHT_PER_THREAD`] items per worker are between cut and written.
+//! Games are deterministic under a node or depth budget (fresh tables per
+//! game, one search thread), so the output does not depend on the number
+//! of workers. Resuming and the on-disk order of events are described in
+//! [`crate::resume`].
 
-use std::collections::BTreeMap;
 use std::io::{BufReader, Write};
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::{Receiver, Sender, SyncSender, channel, sync_channel};
-use std::sync::{Arc, Condvar, Mutex};
 
 use anyhow::{Context, Result};
 use engine::chess::position::fen_of;
 use engine::eval::Params;
 use engine::formats::atomic_file::{AtomicFile, check_outputs};
-use engine::formats::input::open_input;
+use engine::formats::input::{ByteCounter, Input, open_input};
 use engine::formats::labeled::{LabeledPosition, LabeledReader, RecordError};
-use shakmaty::{Chess, Position};
-
-use crate::interrupt::Interrupt;
-use crate::progress::ProgressDisplay;
-use crate::resume::{Completion, FailedJob, RunIdentity, open_output, sidecar_path};
-use crate::shard::{Shard, tag_line};
-use crate::summary::RunStats;
 use engine::play::game::{GameOutcome, GameRecord, GameRules, SearchBudget, decided_outcome};
 use engine::play::player::{GameError, InProcessPlayer, Player, PlayerError, play_game};
 use engine::play::uci_client::{EngineSpec, UciPlayer};
+use engine::runtime::interrupt::Interrupt;
+use engine::runtime::ordered::{Flow, OrderedMap};
+use engine::runtime::progress::Progress;
+use shakmaty::{Chess, Position};
 
-/// Jobs the reader may run ahead of the writer, per worker.
-pub const REORDER_WINDOW_PER_THREAD: u64 = 32;
+use crate::resume::{Completion, FailedJob, RunIdentity, open_output, sidecar_path};
+use crate::shard::{Shard, tag_line};
+use crate::summary::RunStats;
+
+/// Items (positions and unreadable lines) in flight per worker: a game's
+/// length varies a lot, so the workers need a long look-ahead to stay busy.
+pub const IN_FLIGHT_PER_THREAD: usize = 32;
 /// Buffer of the input readers.
 const INPUT_BUFFER_BYTES: usize = 1 << 16;
 
@@ -117,107 +119,90 @@ enum JobResult {
     Failed(String),
 }
 
-/// Messages to the writer.
-enum Event {
+/// What is cut from the inputs, and what the writer receives: a line that
+/// could not be read (passed through the workers as it is), or a position
+/// to label (and then its result).
+enum Item<T> {
     Rejected(RecordError),
-    Finished(Job, JobResult),
-    Fatal(anyhow::Error),
-    /// The reader reached the end of the inputs, which hold this many
-    /// records (of every shard).
-    InputsRead(u64),
+    Position(T),
 }
 
-/// Lets the reader run at most a fixed number of jobs ahead of the writer.
-struct OrderWindow {
-    written: Mutex<u64>,
-    advanced: Condvar,
-    width: u64,
+/// The open input being read.
+struct OpenInput {
+    path: PathBuf,
+    records: LabeledReader<BufReader<Input>>,
+    bytes_read: ByteCounter,
+    size: u64,
 }
 
-impl OrderWindow {
-    /// Waits until job `number` may be dispatched; false when interrupted.
-    fn wait_for_room(&self, number: u64, interrupt: &Interrupt) -> bool {
-        let mut written = self.written.lock().expect("window lock");
-        while number >= *written + self.width {
-            if interrupt.requested() {
-                return false;
-            }
-            written = self
-                .advanced
-                .wait_timeout(written, std::time::Duration::from_millis(100))
-                .expect("window lock")
-                .0;
-        }
-        !interrupt.requested()
-    }
-
-    fn advance(&self, written: u64) {
-        *self.written.lock().expect("window lock") = written;
-        self.advanced.notify_all();
-    }
-}
-
-/// Streams the inputs into jobs (this shard's, not yet done) and rejects.
-fn read_inputs(
-    settings: &LabelSettings,
+/// The inputs as a source of items: this shard's records in order, jobs
+/// done by an earlier run skipped.
+struct Inputs<'a> {
+    settings: &'a LabelSettings,
+    /// Index of the next input to open.
+    next_input: usize,
+    current: Option<OpenInput>,
+    /// Records read so far (of every shard).
+    record: u64,
+    /// This shard's jobs so far.
+    number: u64,
     jobs_done: u64,
-    jobs: SyncSender<Job>,
-    events: Sender<Event>,
-    window: &OrderWindow,
-    interrupt: &Interrupt,
-) {
-    let mut record = 0u64;
-    let mut number = 0u64;
-    let mut bytes_before = 0u64;
-    for path in &settings.inputs {
-        let input = match open_input(path) {
-            Ok(input) => input,
-            Err(e) => {
-                let _ = events.send(Event::Fatal(anyhow::Error::new(e)));
-                return;
-            }
-        };
-        let size = input.total_bytes().unwrap_or(0);
-        let counter = input.bytes_read();
-        let reader = BufReader::with_capacity(INPUT_BUFFER_BYTES, input);
-        for item in LabeledReader::new(reader, Some(path.clone())) {
-            let this_record = record;
-            record += 1;
-            if settings.shard.is_some_and(|s| !s.owns(this_record)) {
+    /// Bytes of the inputs before the current one.
+    bytes_before: u64,
+    /// The number of records (of every shard), once every input is read.
+    records_read: Option<u64>,
+}
+
+impl Inputs<'_> {
+    /// The next item; `None` at the end of the last input.
+    fn next_item(&mut self) -> Result<Option<Item<Job>>> {
+        loop {
+            let Some(input) = self.current.as_mut() else {
+                let Some(path) = self.settings.inputs.get(self.next_input) else {
+                    self.records_read = Some(self.record);
+                    return Ok(None);
+                };
+                self.next_input += 1;
+                let opened = open_input(path)?;
+                self.current = Some(OpenInput {
+                    path: path.clone(),
+                    size: opened.total_bytes().unwrap_or(0),
+                    bytes_read: opened.bytes_read(),
+                    records: LabeledReader::new(
+                        BufReader::with_capacity(INPUT_BUFFER_BYTES, opened),
+                        Some(path.clone()),
+                    ),
+                });
+                continue;
+            };
+            let Some(item) = input.records.next() else {
+                self.bytes_before += input.size;
+                self.current = None;
+                continue;
+            };
+            let record = self.record;
+            self.record += 1;
+            if self.settings.shard.is_some_and(|s| !s.owns(record)) {
                 continue;
             }
-            match item {
-                Err(error) => {
-                    let _ = events.send(Event::Rejected(error));
-                }
-                Ok((line, labeled)) => {
-                    let this_number = number;
-                    number += 1;
-                    if this_number < jobs_done {
-                        continue;
-                    }
-                    if !window.wait_for_room(this_number, interrupt) {
-                        return;
-                    }
-                    let job = Job {
-                        number: this_number,
-                        record: this_record,
-                        location: format!("{}:{line}", path.display()),
-                        position: labeled.position,
-                        input_byte: bytes_before + counter.get(),
-                    };
-                    if jobs.send(job).is_err() {
-                        return;
-                    }
-                }
+            let (line, labeled) = match item {
+                Err(error) => return Ok(Some(Item::Rejected(error))),
+                Ok(read) => read,
+            };
+            let number = self.number;
+            self.number += 1;
+            if number < self.jobs_done {
+                continue;
             }
-            if interrupt.requested() {
-                return;
-            }
+            return Ok(Some(Item::Position(Job {
+                number,
+                record,
+                location: format!("{}:{line}", input.path.display()),
+                position: labeled.position,
+                input_byte: self.bytes_before + input.bytes_read.get(),
+            })));
         }
-        bytes_before += size;
     }
-    let _ = events.send(Event::InputsRead(record));
 }
 
 /// Transposition table size of an in-process searcher. A game's searches
@@ -253,11 +238,14 @@ fn score_position(
     Ok(choice?.score)
 }
 
+/// A worker thread's player, started on its first game that needs one.
+type WorkerPlayer = Option<Box<dyn Player + Send>>;
+
 /// Creates this worker's player.
 fn start_player(
     settings: &LabelSettings,
     interrupt: &Interrupt,
-) -> Result<Box<dyn Player>, PlayerError> {
+) -> Result<Box<dyn Player + Send>, PlayerError> {
     match &settings.engine {
         Some(spec) => Ok(Box::new(UciPlayer::start(spec.clone())?)),
         None => {
@@ -271,7 +259,7 @@ fn start_player(
 /// Labels one position, restarting a failed engine and retrying.
 fn label_position(
     settings: &LabelSettings,
-    player: &mut Option<Box<dyn Player>>,
+    player: &mut WorkerPlayer,
     job: &Job,
     interrupt: &Interrupt,
 ) -> Option<JobResult> {
@@ -343,34 +331,13 @@ fn labeled_result(
     JobResult::Labeled { line, outcome }
 }
 
-fn work(
-    settings: &LabelSettings,
-    jobs: &Mutex<Receiver<Job>>,
-    events: Sender<Event>,
-    interrupt: &Interrupt,
-) {
-    let mut player = None;
-    loop {
-        let job = match jobs.lock().expect("job queue lock").recv() {
-            Ok(job) => job,
-            Err(_) => return,
-        };
-        let Some(result) = label_position(settings, &mut player, &job, interrupt) else {
-            return;
-        };
-        if events.send(Event::Finished(job, result)).is_err() {
-            return;
-        }
-    }
-}
-
 /// Runs a labeling job to its end (or to an interrupt); returns the
 /// statistics and whether the run was interrupted.
 ///
 /// # Errors
 /// On I/O errors, unreadable inputs, or an output that belongs to another
 /// command.
-pub fn run(settings: &LabelSettings, interrupt: &Arc<Interrupt>) -> Result<(RunStats, bool)> {
+pub fn run(settings: &LabelSettings, interrupt: &Interrupt) -> Result<(RunStats, bool)> {
     let mut outputs = vec![settings.output.clone(), sidecar_path(&settings.output)];
     outputs.extend(settings.rejects.clone());
     check_outputs(&outputs, &settings.inputs)?;
@@ -396,118 +363,130 @@ pub fn run(settings: &LabelSettings, interrupt: &Arc<Interrupt>) -> Result<(RunS
         .iter()
         .map(|p| std::fs::metadata(p).ok().map(|m| m.len()))
         .sum::<Option<u64>>();
-    let mut progress = ProgressDisplay::new(total_bytes, settings.progress);
-    let threads = settings.threads.max(1);
-    let window = OrderWindow {
-        written: Mutex::new(resumed.jobs_done),
-        advanced: Condvar::new(),
-        width: REORDER_WINDOW_PER_THREAD * threads as u64,
+    let progress = Progress::bytes(total_bytes, settings.progress);
+    let mut eta_reset = false;
+    let mut inputs = Inputs {
+        settings,
+        next_input: 0,
+        current: None,
+        record: 0,
+        number: 0,
+        jobs_done: resumed.jobs_done,
+        bytes_before: 0,
+        records_read: None,
     };
-    // The window bounds the jobs in flight, so with this capacity sending a
-    // job never blocks (a blocked reader could not notice an interrupt).
-    let (job_sender, job_receiver) = sync_channel::<Job>(window.width as usize);
-    let job_receiver = Mutex::new(job_receiver);
-    let (event_sender, events) = channel::<Event>();
-    let mut fatal = None;
-    let mut records_read = None;
-    let mut next = resumed.jobs_done;
-    std::thread::scope(|scope| -> Result<()> {
-        {
-            let events = event_sender.clone();
-            let (window, interrupt) = (&window, &**interrupt);
-            let jobs_done = resumed.jobs_done;
-            scope.spawn(move || {
-                read_inputs(settings, jobs_done, job_sender, events, window, interrupt);
-            });
-        }
-        for _ in 0..threads {
-            let events = event_sender.clone();
-            let (jobs, interrupt) = (&job_receiver, &**interrupt);
-            scope.spawn(move || work(settings, jobs, events, interrupt));
-        }
-        drop(event_sender);
-        let mut pending: BTreeMap<u64, (Job, JobResult)> = BTreeMap::new();
-        let result = (|| -> Result<()> {
-            for event in &events {
-                match event {
-                    Event::Rejected(error) => {
-                        progress.println(&format!("labeler: skipped {error}"));
-                        stats.record_reject(&error);
-                        if let Some(out) = rejects.as_mut() {
-                            writeln!(out, "{error}").context("writing the rejects file")?;
-                        }
-                    }
-                    Event::Fatal(error) => {
-                        interrupt.trigger();
-                        fatal = Some(error);
-                    }
-                    Event::InputsRead(records) => records_read = Some(records),
-                    Event::Finished(job, result) => {
-                        pending.insert(job.number, (job, result));
-                        let mut last_byte = None;
-                        while let Some((job, result)) = pending.remove(&next) {
-                            match result {
-                                JobResult::Labeled { line, outcome } => {
-                                    writeln!(resumed.output, "{line}")
-                                        .context("writing the output")?;
-                                    stats.record_outcome(&outcome);
-                                }
-                                JobResult::Failed(reason) => {
-                                    let failure = FailedJob {
-                                        job: job.number,
-                                        location: job.location.clone(),
-                                        fen: fen_of(&job.position),
-                                        reason,
-                                    };
-                                    resumed.record_failure(&failure)?;
-                                    progress.println(&format!(
-                                        "labeler: failed {}",
-                                        failure_line(&failure)
-                                    ));
-                                    if let Some(out) = rejects.as_mut() {
-                                        writeln!(out, "{}", failure_line(&failure))
-                                            .context("writing the rejects file")?;
-                                    }
-                                    stats.failures.push(failure);
-                                }
+    let mut jobs_written = resumed.jobs_done;
+    let outcome = OrderedMap::new(settings.threads)
+        .in_flight_per_thread(IN_FLIGHT_PER_THREAD)
+        .stop_on(interrupt.flag())
+        .run(
+            || {
+                // An unreadable input ends the run: stop the games at once.
+                inputs.next_item().inspect_err(|_| interrupt.trigger())
+            },
+            |_thread| WorkerPlayer::None,
+            |player, item| match item {
+                Item::Rejected(error) => Some(Item::Rejected(error)),
+                Item::Position(job) => label_position(settings, player, &job, interrupt)
+                    .map(|result| Item::Position((job, result))),
+            },
+            |item| {
+                let written = (|| -> Result<()> {
+                    match item {
+                        Item::Rejected(error) => {
+                            progress.println(&format!("labeler: skipped {error}"));
+                            stats.record_reject(&error);
+                            if let Some(out) = rejects.as_mut() {
+                                writeln!(out, "{error}").context("writing the rejects file")?;
                             }
-                            last_byte = Some(job.input_byte);
-                            next += 1;
                         }
-                        resumed.output.flush().context("flushing the output")?;
-                        window.advance(next);
-                        if let Some(byte) = last_byte {
-                            progress.update(&stats, byte);
+                        Item::Position((job, result)) => {
+                            write_result(
+                                job,
+                                result,
+                                &mut resumed,
+                                rejects.as_mut(),
+                                &mut stats,
+                                &progress,
+                            )?;
+                            jobs_written += 1;
+                            if !eta_reset {
+                                // Positions skipped by a resume would make the
+                                // first rate wrong.
+                                progress.reset_eta();
+                                eta_reset = true;
+                            }
+                            progress.set_message(progress_message(&stats, &progress));
                         }
                     }
-                }
-            }
-            Ok(())
-        })();
-        if result.is_err() {
-            interrupt.trigger();
-            // Keep draining so that the other threads can finish.
-            for _ in &events {}
-        }
-        result
-    })?;
-    resumed.output.flush().context("flushing the output")?;
-    if let Some(out) = rejects {
-        out.commit()?;
-    }
+                    Ok(())
+                })();
+                // A failed write ends the run: stop the games at once.
+                written.inspect_err(|_| interrupt.trigger())?;
+                Ok(Flow::Continue)
+            },
+        );
+    let flushed = resumed.output.flush().context("flushing the output");
+    let committed = rejects.map_or(Ok(()), AtomicFile::commit);
     let elapsed = progress.finish();
-    if let Some(error) = fatal {
-        return Err(error);
-    }
+    outcome?;
+    flushed?;
+    committed?;
     let interrupted = interrupt.requested();
-    if let (false, Some(records)) = (interrupted, records_read) {
+    if let (false, Some(records)) = (interrupted, inputs.records_read) {
         resumed.record_completion(Completion {
             records,
-            jobs: next,
+            jobs: jobs_written,
         })?;
     }
     eprint!("{}", stats.report(elapsed, interrupted));
     Ok((stats, interrupted))
+}
+
+/// Writes a job's result (its line, or its failure to the sidecar and the
+/// rejects) and counts it.
+fn write_result(
+    job: Job,
+    result: JobResult,
+    resumed: &mut crate::resume::ResumedOutput,
+    rejects: Option<&mut AtomicFile>,
+    stats: &mut RunStats,
+    progress: &Progress,
+) -> Result<()> {
+    match result {
+        JobResult::Labeled { line, outcome } => {
+            writeln!(resumed.output, "{line}").context("writing the output")?;
+            stats.record_outcome(&outcome);
+        }
+        JobResult::Failed(reason) => {
+            let failure = FailedJob {
+                job: job.number,
+                location: job.location,
+                fen: fen_of(&job.position),
+                reason,
+            };
+            resumed.record_failure(&failure)?;
+            progress.println(&format!("labeler: failed {}", failure_line(&failure)));
+            if let Some(out) = rejects {
+                writeln!(out, "{}", failure_line(&failure)).context("writing the rejects file")?;
+            }
+            stats.failures.push(failure);
+        }
+    }
+    resumed.output.flush().context("flushing the output")?;
+    progress.set_position(job.input_byte);
+    Ok(())
+}
+
+/// The progress message: positions done, rate, results.
+fn progress_message(stats: &RunStats, progress: &Progress) -> String {
+    format!(
+        "{} done ({} this run), {:.1} games/s, {}",
+        stats.labeled + stats.resumed_jobs,
+        stats.labeled,
+        progress.rate(stats.labeled),
+        stats.distribution()
+    )
 }
 
 fn failure_line(failure: &FailedJob) -> String {

@@ -5,15 +5,14 @@
 //! `labeler [OPTIONS] INPUT… -o OUTPUT` labels; `labeler merge SHARD… -o
 //! OUTPUT` restores input order from shard outputs. Game play comes from
 //! the engine library ([`engine::play::game`]: rules and adjudication;
-//! [`engine::play::player`] and [`engine::play::uci_client`]: who moves). The modules:
-//! [`labeling`] (the parallel, ordered pipeline), [`resume`] (output and
-//! sidecar), [`shard`] and [`merge`] (scale-out), [`summary`], [`progress`]
-//! and [`interrupt`].
+//! [`engine::play::player`] and [`engine::play::uci_client`]: who moves), and
+//! the run itself from the tools' runtime ([`engine::runtime`]: ordered
+//! parallel map, interrupt, progress display). The modules: [`labeling`]
+//! (the labeling run), [`selfplay`] (self-play games), [`resume`] (output
+//! and sidecar), [`shard`] and [`merge`] (scale-out) and [`summary`].
 
-mod interrupt;
 mod labeling;
 mod merge;
-mod progress;
 mod resume;
 mod selfplay;
 mod shard;
@@ -28,7 +27,6 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use clap::{Args, Parser, Subcommand};
 
-use crate::interrupt::Interrupt;
 use crate::labeling::{LabelSettings, run};
 use crate::selfplay::game::GameSettings;
 use crate::selfplay::output::OutputFormat;
@@ -40,7 +38,7 @@ use engine::formats::params_file;
 use engine::play::game::{DrawRule, GameRules, ResignRule, SearchBudget};
 use engine::play::openings::OpeningSource;
 use engine::play::uci_client::EngineSpec;
-use engine::runtime::interrupt::Interrupt as RuntimeInterrupt;
+use engine::runtime::interrupt::Interrupt;
 use engine::search::MATE_BOUND;
 
 /// Default node budget per move (reproducible).
@@ -258,6 +256,10 @@ struct LabelArgs {
     /// Never show the progress bar.
     #[arg(long)]
     no_progress: bool,
+    /// Also write the run's summary as JSON to FILE (positions labeled,
+    /// results, endings, rejected lines and failed positions).
+    #[arg(long, value_name = "FILE")]
+    summary: Option<PathBuf>,
 }
 
 /// Adjudication and length of the games (labeling and self-play alike).
@@ -495,6 +497,15 @@ fn selfplay_settings(args: SelfplayArgs) -> Result<SelfplaySettings> {
     if args.start_nodes == 0 {
         bail!("--start-nodes must be at least 1");
     }
+    if args.rules.max_plies > 0 && args.random_plies >= args.rules.max_plies {
+        bail!(
+            "--random-plies {} leaves no ply to play before --max-plies {}: every game would \
+             be adjudicated a draw before its first kept position (use fewer random plies, \
+             or a larger --max-plies, 0 for none)",
+            args.random_plies,
+            args.rules.max_plies
+        );
+    }
     let score_limit = if args.format == OutputFormat::Bullet {
         i32::from(i16::MAX)
     } else {
@@ -564,7 +575,7 @@ fn selfplay_command(args: SelfplayArgs) -> Result<ExitCode> {
     engine::formats::atomic_file::check_outputs(&outputs, &inputs)?;
     let summary_path = args.summary.clone();
     let settings = selfplay_settings(args)?;
-    let interrupt = RuntimeInterrupt::new();
+    let interrupt = Interrupt::new();
     interrupt.install(Some(
         "labeler selfplay: interrupted; writing the finished games and stopping",
     ))?;
@@ -579,18 +590,6 @@ fn selfplay_command(args: SelfplayArgs) -> Result<ExitCode> {
     } else {
         ExitCode::SUCCESS
     })
-}
-
-/// The run's interrupt, triggered by Ctrl-C.
-fn install_interrupt() -> Result<Arc<Interrupt>> {
-    let interrupt = Interrupt::new();
-    let handler = interrupt.clone();
-    ctrlc::set_handler(move || {
-        eprintln!("\nlabeler: interrupted; writing finished results and stopping");
-        handler.trigger();
-    })
-    .context("installing the Ctrl-C handler")?;
-    Ok(interrupt)
 }
 
 fn main() -> ExitCode {
@@ -620,9 +619,32 @@ fn main() -> ExitCode {
 }
 
 fn label(args: LabelArgs) -> Result<ExitCode> {
+    let started = std::time::Instant::now();
+    let summary_path = args.summary.clone();
+    let inputs = args.inputs.clone();
     let settings = settings_of(args)?;
-    let interrupt = install_interrupt()?;
-    let (_, interrupted) = run(&settings, &interrupt)?;
+    if let Some(path) = &summary_path {
+        // The summary may be neither an input nor another output (the run
+        // checks its output, sidecar and rejects itself).
+        let mut outputs = vec![
+            settings.output.clone(),
+            resume::sidecar_path(&settings.output),
+        ];
+        outputs.extend(settings.rejects.clone());
+        outputs.push(path.clone());
+        engine::formats::atomic_file::check_outputs(&outputs, &settings.inputs)?;
+    }
+    let interrupt = Interrupt::new();
+    interrupt.install(Some(
+        "labeler: interrupted; writing finished results and stopping",
+    ))?;
+    let (stats, interrupted) = run(&settings, &interrupt)?;
+    if let Some(path) = summary_path {
+        let mut json = stats.json_summary(started.elapsed(), interrupted);
+        json.inputs = inputs;
+        json.output = Some(settings.output.clone());
+        json.write(&path)?;
+    }
     Ok(if interrupted {
         ExitCode::from(EXIT_INTERRUPTED)
     } else {

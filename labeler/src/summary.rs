@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use std::time::Duration;
 
 use engine::formats::labeled::{GameResult, RecordError};
+use engine::runtime::summary::{Status, Summary};
 
 use crate::resume::FailedJob;
 use engine::play::game::{GameOutcome, Termination};
@@ -109,6 +110,40 @@ impl RunStats {
     pub fn distribution(&self) -> String {
         let total = self.labeled.max(1) as f64;
         result_distribution(&self.results, total)
+    }
+
+    /// The machine-readable summary of a labeling run (`--summary FILE`):
+    /// the counts of [`RunStats::report`] by name.
+    pub fn json_summary(&self, elapsed: Duration, interrupted: bool) -> Summary {
+        let mut json = Summary::new("labeler", env!("CARGO_PKG_VERSION"));
+        if interrupted {
+            json.status = Status::Interrupted;
+        }
+        json.count("labeled", self.labeled)
+            .count("resumed", self.resumed_jobs)
+            .count("white_wins", self.results[0])
+            .count("draws", self.results[1])
+            .count("black_wins", self.results[2])
+            .count("games_played", self.games)
+            .count("plies_played", self.plies)
+            .count("decided_as_given", self.decided_at_input)
+            .skip("rejected_lines", self.rejected)
+            .skip("failed_positions", self.failures.len() as u64)
+            .timing("total_seconds", elapsed)
+            .rate("positions_per_second", self.labeled as f64, elapsed)
+            .figure("average_plies", self.average_plies());
+        let endings: BTreeMap<String, u64> = Termination::ALL
+            .iter()
+            .map(|kind| {
+                let n = self.terminations.get(kind).copied().unwrap_or(0);
+                (kind.name().replace([' ', '-'], "_"), n)
+            })
+            .collect();
+        json.figure(
+            "endings",
+            serde_json::to_value(endings).unwrap_or(serde_json::Value::Null),
+        );
+        json
     }
 
     /// The end-of-run report.

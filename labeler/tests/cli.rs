@@ -126,14 +126,25 @@ fn bad_lines_are_reported_with_line_numbers() {
     );
     let output = dir.path().join("out.epd");
     let rejects = dir.path().join("rejects.txt");
+    let summary = dir.path().join("summary.json");
     let out = run_ok(
         labeler()
             .arg(&input)
             .arg("-o")
             .arg(&output)
             .arg("--rejects")
-            .arg(&rejects),
+            .arg(&rejects)
+            .arg("--summary")
+            .arg(&summary),
     );
+    // The JSON summary counts what the output and the rejects hold.
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap();
+    assert_eq!(json["skipped"]["rejected_lines"], 3);
+    assert_eq!(json["counts"]["labeled"], 2);
+    assert_eq!(json["counts"]["draws"], 2);
+    assert_eq!(json["counts"]["decided_as_given"], 2);
+    assert_eq!(json["figures"]["endings"]["insufficient_material"], 2);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("rejected input lines: 3"), "{stderr}");
     let rejected = std::fs::read_to_string(&rejects).unwrap();
@@ -400,6 +411,52 @@ fn resume_after_sigkill_equals_an_uninterrupted_run() {
         TEST_NODES,
         "--no-progress",
     ]));
+    assert_eq!(std::fs::read_to_string(&output).unwrap(), reference);
+}
+
+#[test]
+fn ctrl_c_writes_finished_positions_in_order_and_the_rerun_completes() {
+    let dir = tempfile::tempdir().unwrap();
+    let positions = SAMPLE_POSITIONS * 2;
+    let input = write(dir.path(), "in.epd", &sample_positions(positions));
+    let reference = label_sample(dir.path(), &input, "reference.epd", &["--threads", "2"]);
+    let output = dir.path().join("out.epd");
+    let summary = dir.path().join("summary.json");
+    let args = ["--nodes", TEST_NODES, "--threads", "2", "--no-progress"];
+    let mut child = labeler()
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .args(args)
+        .arg("--summary")
+        .arg(&summary)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while std::fs::read_to_string(&output).map_or(0, |t| t.lines().count()) < 3 {
+        assert!(Instant::now() < deadline, "labeler made no progress");
+        assert!(child.try_wait().unwrap().is_none(), "labeler ended early");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let status = Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(130), "interrupted runs exit with 130");
+    // Whole lines only, in input order: a prefix of the uninterrupted run.
+    let partial = std::fs::read_to_string(&output).unwrap();
+    assert!(partial.ends_with('\n'), "a torn line after Ctrl-C");
+    assert!(partial.lines().count() < positions, "Ctrl-C came too late");
+    assert!(
+        reference.starts_with(&partial),
+        "not a prefix of the full run"
+    );
+    let json = std::fs::read_to_string(&summary).unwrap();
+    assert!(json.contains("\"status\": \"interrupted\""), "{json}");
+    run_ok(labeler().arg(&input).arg("-o").arg(&output).args(args));
     assert_eq!(std::fs::read_to_string(&output).unwrap(), reference);
 }
 

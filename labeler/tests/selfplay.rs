@@ -429,10 +429,20 @@ fn bad_input_is_a_clear_error() {
     // Starts that can never be found end with the reason, not a hang.
     let message = run_err(&mut selfplay(
         &output,
-        &["--games", "1", "--random-plies", "700"],
+        &["--games", "1", "--random-plies", "700", "--max-plies", "0"],
     ));
     assert!(
         message.contains("no playable start in 1000 draws: 1000 ended"),
+        "{message}"
+    );
+    // Random plies that reach --max-plies would make only adjudicated draws
+    // without a kept position.
+    let message = run_err(&mut selfplay(
+        &output,
+        &["--games", "1", "--random-plies", "400"],
+    ));
+    assert!(
+        message.contains("--random-plies 400 leaves no ply to play before --max-plies 400"),
         "{message}"
     );
     let message = run_err(&mut selfplay(

@@ -18,15 +18,17 @@ use std::ops::ControlFlow;
 
 use engine::chess::excerpt::excerpt_bytes;
 use engine::chess::position::{key, key_after};
+use engine::chess::san::resolve_san;
 use engine::formats::book::encode_move;
+use engine::formats::pgn_games::GameVisitor;
+use engine::formats::pgn_tags::GameTags;
 use pgn_reader::{Nag, RawComment, RawTag, SanPlus, Skip, Visitor};
 use shakmaty::{Chess, Color, Position};
 
 use crate::annotations::{MoveJudgement, WeightComment, line_evaluation, parse_weight_comment};
 use crate::book_move_map::{BookMoveKey, BookMoveMap};
 use crate::collection::move_number;
-use crate::game_tags::GameTags;
-use crate::pgn_scan::{AnnotationNote, CONTINUE, GameVerdict, ReportsAnnotations};
+use crate::pgn_scan::{AnnotationNote, BookVisitor, CONTINUE, GameVerdict};
 
 /// Everything the annotated file says about one (position, move) pair.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
@@ -123,6 +125,10 @@ pub struct AnnotatedVisitor<'a> {
     tally: &'a mut AnnotatedTally,
     records: Vec<MoveRecord>,
     notes: Vec<AnnotationNote>,
+    /// Moves read and dropped in the game being read, added to the tally
+    /// with its records.
+    moves_read: u64,
+    dropped_by_colour: u64,
 }
 
 impl<'a> AnnotatedVisitor<'a> {
@@ -133,6 +139,8 @@ impl<'a> AnnotatedVisitor<'a> {
             tally,
             records: Vec::new(),
             notes: Vec::new(),
+            moves_read: 0,
+            dropped_by_colour: 0,
         }
     }
 
@@ -180,16 +188,17 @@ impl Visitor for AnnotatedVisitor<'_> {
 
     fn begin_movetext(&mut self, tags: GameTags) -> ControlFlow<GameVerdict, AnnotatedGame> {
         self.records.clear();
+        (self.moves_read, self.dropped_by_colour) = (0, 0);
         match tags.start() {
-            Ok((pos, _)) => {
-                let key = key(&pos);
+            Ok(start) => {
+                let key = key(&start.position);
                 ControlFlow::Continue(AnnotatedGame {
-                    lines: vec![Line::new(pos, key)],
+                    lines: vec![Line::new(start.position, key)],
                     moves_played: 0,
-                    any_tag: tags.any,
+                    any_tag: tags.any_tag,
                 })
             }
-            Err(reason) => ControlFlow::Break(GameVerdict::Malformed(reason)),
+            Err(reason) => ControlFlow::Break(GameVerdict::Malformed(reason.to_string())),
         }
     }
 
@@ -198,7 +207,7 @@ impl Visitor for AnnotatedVisitor<'_> {
             .lines
             .last_mut()
             .expect("the main line is never closed");
-        let m = match san_plus.san.to_move(&line.pos) {
+        let m = match resolve_san(&line.pos, san_plus.san) {
             Ok(m) => m,
             Err(e) => {
                 return ControlFlow::Break(GameVerdict::Malformed(format!(
@@ -210,9 +219,9 @@ impl Visitor for AnnotatedVisitor<'_> {
         let mover = line.pos.turn();
         line.last_record = None;
         if self.only.is_some_and(|only| only != mover) {
-            self.tally.dropped_by_colour += 1;
+            self.dropped_by_colour += 1;
         } else if let Some(raw_move) = encode_move(&m) {
-            self.tally.moves_read += 1;
+            self.moves_read += 1;
             let index = self.records.len();
             self.records.push(MoveRecord {
                 pair: BookMoveKey {
@@ -317,6 +326,24 @@ impl Visitor for AnnotatedVisitor<'_> {
                 GameVerdict::Malformed("text that is neither tags nor moves".to_string())
             };
         }
+        GameVerdict::Used
+    }
+}
+
+impl GameVisitor for AnnotatedVisitor<'_> {
+    fn begin_game(&mut self, _stream_offset: u64) {
+        // A game may be read twice (respelt long algebraic): only the last
+        // reading counts.
+        self.records.clear();
+        self.notes.clear();
+        (self.moves_read, self.dropped_by_colour) = (0, 0);
+    }
+}
+
+impl BookVisitor for AnnotatedVisitor<'_> {
+    fn commit(&mut self) {
+        self.tally.moves_read += std::mem::take(&mut self.moves_read);
+        self.tally.dropped_by_colour += std::mem::take(&mut self.dropped_by_colour);
         for record in self.records.drain(..) {
             let summary = self.tally.moves.entry(record.pair).or_default();
             if summary.explicit_weight.is_none() {
@@ -329,11 +356,8 @@ impl Visitor for AnnotatedVisitor<'_> {
             summary.line_evaluations += record.line_evaluations;
             summary.occurrences += 1;
         }
-        GameVerdict::Used
     }
-}
 
-impl ReportsAnnotations for AnnotatedVisitor<'_> {
     fn take_annotation_notes(&mut self) -> Vec<AnnotationNote> {
         std::mem::take(&mut self.notes)
     }

@@ -2,24 +2,25 @@
 //!
 //! The annotated first file is read on the calling thread (its variations
 //! make game order matter: first annotations win). The game collections go
-//! through a pipeline: this thread reads and cuts them into chunks of whole
-//! games, and `--threads` workers parse chunks into private tallies that are
-//! summed at the end, so the result does not depend on which worker took
-//! which chunk. Problems are printed per file, in file order, with their
-//! line and game number; the summary lists what every filter dropped.
+//! through the runtime's ordered map ([`engine::runtime::ordered`]): chunks
+//! of whole games are cut from the inputs in turn, and `--threads` workers
+//! parse them into private tallies that are summed at the end, so the
+//! result does not depend on which worker took which chunk. Problems come
+//! back in input order and are printed per file, with their line and game
+//! number; the summary lists what every filter dropped. Ctrl-C (the
+//! runtime's interrupt) stops the reading and no book is written.
 
-use std::io::IsTerminal;
 use std::path::PathBuf;
-use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::mpsc::sync_channel;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use engine::formats::atomic_file::check_outputs;
 use engine::formats::book::write_book;
 use engine::formats::input::{ByteCounter, Input, open_input};
-use indicatif::{ProgressBar, ProgressStyle};
+use engine::runtime::ordered::{Flow, OrderedMap};
+use engine::runtime::progress::Progress;
+use engine::runtime::summary::Summary;
 use shakmaty::Color;
 
 use crate::annotated::{AnnotatedTally, AnnotatedVisitor};
@@ -52,6 +53,8 @@ pub struct BuildOptions {
     pub threads: usize,
     /// Print every problem (not only the first ones of each file).
     pub verbose: bool,
+    /// Draw the progress bar (on a terminal).
+    pub progress: bool,
 }
 
 /// What one input file contributed.
@@ -98,12 +101,22 @@ pub struct BuildReport {
     pub weighting_time: Duration,
 }
 
-/// Set by the Ctrl-C handler: stop reading and write nothing.
-pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+/// The build was stopped by Ctrl-C (the runtime's interrupt): no book was
+/// written.
+#[derive(Debug, Clone, Copy)]
+pub struct Interrupted;
 
-fn check_interrupt() -> Result<()> {
-    if INTERRUPTED.load(Ordering::Relaxed) {
-        anyhow::bail!("interrupted; no book written");
+impl std::fmt::Display for Interrupted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("interrupted; no book written")
+    }
+}
+
+impl std::error::Error for Interrupted {}
+
+fn check_interrupt(stop: &AtomicBool) -> Result<()> {
+    if stop.load(Ordering::Relaxed) {
+        return Err(Interrupted.into());
     }
     Ok(())
 }
@@ -111,43 +124,12 @@ fn check_interrupt() -> Result<()> {
 /// Most problems printed per file without `--verbose`.
 const PROBLEMS_SHOWN: usize = 20;
 
-fn progress_bar(total: Option<u64>) -> ProgressBar {
-    if !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    match total {
-        Some(total) => {
-            let bar = ProgressBar::new(total);
-            bar.set_style(
-                ProgressStyle::with_template(
-                    "{spinner} [{elapsed_precise}] {wide_bar} {binary_bytes}/{binary_total_bytes} ({binary_bytes_per_sec}, eta {eta}) {msg}",
-                )
-                .expect("valid template"),
-            );
-            bar
-        }
-        None => {
-            let bar = ProgressBar::new_spinner();
-            bar.set_style(
-                ProgressStyle::with_template("{spinner} [{elapsed_precise}] {binary_bytes} {msg}")
-                    .expect("valid template"),
-            );
-            bar
-        }
-    }
-}
-
 /// Prints the problems of one file and counts them into `report`.
-fn report_problems(
-    report: &mut FileReport,
-    scans: &[(usize, ChunkScan)],
-    verbose: bool,
-    bar: &ProgressBar,
-) {
+fn report_problems(report: &mut FileReport, scans: &[ChunkScan], verbose: bool, bar: &Progress) {
     let mut shown = 0usize;
     let mut hidden = 0usize;
     let mut first_game = 0u64;
-    for (_, scan) in scans {
+    for scan in scans {
         report.games += scan.games as u64;
         report.games_used += scan.games_used as u64;
         report.games_without_moves += scan.games_without_moves as u64;
@@ -159,14 +141,12 @@ fn report_problems(
             if verbose || shown < PROBLEMS_SHOWN {
                 shown += 1;
                 let game = first_game + problem.game_in_chunk as u64 + 1;
-                bar.suspend(|| {
-                    eprintln!(
-                        "makebook: {}:{}: game {game}: {}",
-                        report.path.display(),
-                        problem.line,
-                        problem.message
-                    )
-                });
+                bar.println(&format!(
+                    "makebook: {}:{}: game {game}: {}",
+                    report.path.display(),
+                    problem.line,
+                    problem.message
+                ));
             } else {
                 hidden += 1;
             }
@@ -174,12 +154,10 @@ fn report_problems(
         first_game += scan.games as u64;
     }
     if hidden > 0 {
-        bar.suspend(|| {
-            eprintln!(
-                "makebook: {}: {hidden} more problems not shown (use --verbose)",
-                report.path.display()
-            )
-        });
+        bar.println(&format!(
+            "makebook: {}: {hidden} more problems not shown (use --verbose)",
+            report.path.display()
+        ));
     }
 }
 
@@ -195,8 +173,8 @@ fn read_annotated(
     input: Input,
     only: Option<Color>,
     verbose: bool,
-    bar: &ProgressBar,
-    done_bytes: u64,
+    bar: &Progress,
+    stop: &AtomicBool,
 ) -> Result<(AnnotatedTally, FileReport)> {
     let path = input.path().to_path_buf();
     let counter = input.bytes_read();
@@ -207,11 +185,11 @@ fn read_annotated(
         .next_chunk()
         .with_context(|| format!("reading {}", path.display()))?
     {
-        check_interrupt()?;
+        check_interrupt(stop)?;
         let mut visitor = AnnotatedVisitor::new(only, &mut tally);
         let scan = scan_chunk(&chunk, &mut visitor);
-        scans.push((chunk.index, scan));
-        bar.set_position(done_bytes + counter.get());
+        scans.push(scan);
+        bar.set_position(counter.get());
     }
     let mut report = FileReport {
         path,
@@ -244,82 +222,74 @@ fn expected_pairs_per_worker(total_bytes: u64, max_ply: u32, threads: usize) -> 
     per_worker.min(MAX_RESERVED_PAIRS) as usize
 }
 
-/// Reads the collections with `threads` workers.
+/// Reads the collections with `threads` workers on the runtime's ordered
+/// map; stops (with [`Interrupted`]) when `stop` is set.
 fn read_collections(
     inputs: Vec<Input>,
     filter: CollectionFilter,
     threads: usize,
     verbose: bool,
-    bar: &ProgressBar,
+    bar: &Progress,
     done_bytes: u64,
+    stop: &AtomicBool,
 ) -> Result<(CollectionTally, Vec<FileReport>)> {
     let paths: Vec<PathBuf> = inputs.iter().map(|i| i.path().to_path_buf()).collect();
     let total_bytes: u64 = inputs.iter().filter_map(Input::total_bytes).sum();
     let reserve = expected_pairs_per_worker(total_bytes, filter.max_ply, threads);
-    let (sender, receiver) = sync_channel::<(usize, GameChunk)>(threads * 2);
-    let receiver = Mutex::new(receiver);
-    let scans: Mutex<Vec<(usize, usize, ChunkScan)>> = Mutex::new(Vec::new());
 
-    let (tally, read_result) = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut tally = CollectionTally::with_capacity(reserve);
-                    loop {
-                        let next = receiver.lock().expect("no worker panics").recv();
-                        let Ok((file, chunk)) = next else { break };
-                        let mut visitor = CollectionVisitor::new(filter, &mut tally);
-                        let scan = scan_chunk(&chunk, &mut visitor);
-                        scans
-                            .lock()
-                            .expect("no worker panics")
-                            .push((file, chunk.index, scan));
-                    }
-                    tally
-                })
-            })
-            .collect();
-
-        let read_result = (|| -> Result<()> {
-            let mut done = done_bytes;
-            for (file, input) in inputs.into_iter().enumerate() {
-                let counter: ByteCounter = input.bytes_read();
-                let size = input.total_bytes().unwrap_or(0);
-                let path = input.path().to_path_buf();
-                let mut chunker = GameChunker::new(input);
-                while let Some(chunk) = chunker
+    // The source: the chunks of every input in turn, with their file index.
+    let mut files = inputs.into_iter().enumerate();
+    let mut current: Option<(usize, GameChunker<Input>, PathBuf, ByteCounter)> = None;
+    let mut done = done_bytes;
+    let source = move || -> Result<Option<(usize, GameChunk)>> {
+        loop {
+            if let Some((file, chunker, path, counter)) = &mut current {
+                let chunk = chunker
                     .next_chunk()
-                    .with_context(|| format!("reading {}", path.display()))?
-                {
-                    check_interrupt()?;
-                    if sender.send((file, chunk)).is_err() {
-                        break;
-                    }
-                    bar.set_position(done + counter.get());
+                    .with_context(|| format!("reading {}", path.display()))?;
+                bar.set_position(done + counter.get());
+                if let Some(chunk) = chunk {
+                    return Ok(Some((*file, chunk)));
                 }
-                done += size.max(counter.get());
+                done += counter.get();
+                current = None;
             }
-            Ok(())
-        })();
-        drop(sender);
-
-        let mut tally = CollectionTally::default();
-        for worker in workers {
-            tally.merge(worker.join().expect("worker threads do not panic"));
+            let Some((file, input)) = files.next() else {
+                return Ok(None);
+            };
+            let counter = input.bytes_read();
+            let path = input.path().to_path_buf();
+            current = Some((file, GameChunker::new(input), path, counter));
         }
-        (tally, read_result)
-    });
-    read_result?;
+    };
+    let mut scans: Vec<(usize, ChunkScan)> = Vec::new();
+    let finished = OrderedMap::new(threads).stop_on(stop).run(
+        source,
+        |_| CollectionTally::with_capacity(reserve),
+        |tally, (file, chunk): (usize, GameChunk)| {
+            let mut visitor = CollectionVisitor::new(filter, tally);
+            Some((file, scan_chunk(&chunk, &mut visitor)))
+        },
+        |(file, scan)| {
+            scans.push((file, scan));
+            Ok(Flow::Continue)
+        },
+    )?;
+    if !finished.complete() {
+        return Err(Interrupted.into());
+    }
+    let mut tally = CollectionTally::default();
+    for worker in finished.workers {
+        tally.merge(worker);
+    }
 
-    let mut scans = scans.into_inner().expect("no worker panics");
-    scans.sort_by_key(|(file, chunk, _)| (*file, *chunk));
     let mut reports = Vec::with_capacity(paths.len());
+    let mut scans = scans.into_iter().peekable();
     for (file, path) in paths.into_iter().enumerate() {
-        let file_scans: Vec<(usize, ChunkScan)> = scans
-            .iter_mut()
-            .filter(|(f, _, _)| *f == file)
-            .map(|(_, chunk, scan)| (*chunk, std::mem::take(scan)))
-            .collect();
+        let mut file_scans = Vec::new();
+        while let Some((_, scan)) = scans.next_if(|(f, _)| *f == file) {
+            file_scans.push(scan);
+        }
         let mut report = FileReport {
             path,
             ..FileReport::default()
@@ -330,17 +300,18 @@ fn read_collections(
     Ok((tally, reports))
 }
 
-/// Builds the book described by `options` and writes it atomically.
+/// Builds the book described by `options` and writes it atomically; `stop`
+/// (the runtime's interrupt flag) ends the build without writing.
 ///
 /// # Errors
 /// An input that cannot be opened or read, or an output that cannot be
-/// written, each named in the error.
-pub fn build(options: &BuildOptions) -> Result<BuildReport> {
+/// written, each named in the error; [`Interrupted`] when `stop` was set.
+pub fn build(options: &BuildOptions, stop: &AtomicBool) -> Result<BuildReport> {
     let started = Instant::now();
     check_outputs(&[&options.output], &options.inputs)?;
     let mut inputs = open_all(&options.inputs)?;
     let total: Option<u64> = inputs.iter().map(|i| i.total_bytes()).sum();
-    let bar = progress_bar(total);
+    let bar = Progress::bytes(total, options.progress);
     let mut report = BuildReport::default();
 
     let mut annotated = AnnotatedTally::default();
@@ -348,7 +319,8 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
     if !options.collections_only && !inputs.is_empty() {
         let first = inputs.remove(0);
         done_bytes = first.total_bytes().unwrap_or(0);
-        let (tally, file_report) = read_annotated(first, options.only, options.verbose, &bar, 0)?;
+        let (tally, file_report) =
+            read_annotated(first, options.only, options.verbose, &bar, stop)?;
         annotated = tally;
         report.files.push(file_report);
     }
@@ -367,6 +339,7 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
         options.verbose,
         &bar,
         done_bytes,
+        stop,
     )?;
     report.files.extend(file_reports);
     report.collection_moves = collections.moves_counted;
@@ -394,10 +367,10 @@ pub fn build(options: &BuildOptions) -> Result<BuildReport> {
     drop(annotated);
     report.weighting = weighting;
 
-    check_interrupt()?;
+    check_interrupt(stop)?;
     bar.set_message("writing");
     write_book(&options.output, &entries)?;
-    bar.finish_and_clear();
+    bar.finish();
     report.elapsed = started.elapsed();
     Ok(report)
 }
@@ -482,4 +455,69 @@ pub fn summary(options: &BuildOptions, report: &BuildReport) -> String {
 /// The default number of worker threads: the available cores.
 pub fn default_threads() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The machine-readable summary of a build (`--summary FILE`): the counts
+/// of the human summary by name, with one entry per input file.
+pub fn json_summary(options: &BuildOptions, report: &BuildReport) -> Summary {
+    let mut json = Summary::new("makebook", env!("CARGO_PKG_VERSION"));
+    json.inputs.clone_from(&options.inputs);
+    json.output = Some(options.output.clone());
+    let w = &report.weighting;
+    let total = |field: fn(&FileReport) -> u64| report.files.iter().map(field).sum::<u64>();
+    let collection_games: u64 = report
+        .files
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| *i > 0 || options.collections_only)
+        .map(|(_, f)| f.games)
+        .sum();
+    json.count("entries", w.entries)
+        .count("positions", w.positions)
+        .count("annotated_entries", w.annotated_entries)
+        .count("zero_weight_entries", w.zero_weight_entries)
+        .count("games", total(|f| f.games))
+        .count("games_used", total(|f| f.games_used))
+        .count("collection_games", collection_games)
+        .count("annotated_moves", report.annotated_moves)
+        .count("collection_moves", report.collection_moves)
+        .count("collection_pairs", report.collection_pairs)
+        .count("games_cut_at_max_ply", report.games_cut_at_max_ply)
+        .skip("games_malformed", total(|f| f.malformed_games))
+        .skip("games_without_moves", total(|f| f.games_without_moves))
+        .skip("annotations_malformed", total(|f| f.malformed_annotations))
+        .skip("moves_other_colour", report.dropped_by_colour)
+        .skip("moves_below_min_elo", report.dropped_by_elo)
+        .skip("pairs_below_min_count", w.dropped_by_min_count)
+        .skip("pairs_below_min_score", w.dropped_by_min_score)
+        .skip("pairs_never_scored", w.dropped_never_scored)
+        .timing("total_seconds", report.elapsed)
+        .timing("reading_seconds", report.reading)
+        .timing("weighting_seconds", report.weighting_time)
+        .rate(
+            "collection_games_per_second",
+            collection_games as f64,
+            report.elapsed,
+        )
+        .figure("threads", options.threads.max(1))
+        .figure("max_ply", options.max_ply)
+        .figure("min_count", options.min_count);
+    let files: Vec<serde_json::Value> = report
+        .files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            serde_json::json!({
+                "path": f.path,
+                "annotated": i == 0 && !options.collections_only,
+                "games": f.games,
+                "games_used": f.games_used,
+                "games_without_moves": f.games_without_moves,
+                "games_malformed": f.malformed_games,
+                "annotations_malformed": f.malformed_annotations,
+            })
+        })
+        .collect();
+    json.figure("files", files);
+    json
 }

@@ -3,8 +3,9 @@
 //!
 //! The [`CollectionVisitor`] reads only the main line of each game (variations
 //! are skipped by the reader's fast path) and stops reading a game at the ply
-//! limit. Moves are buffered per game and added to the [`CollectionTally`]
-//! only when the whole game parsed, so a malformed game contributes nothing.
+//! limit. Moves and counters are buffered per game and added to the
+//! [`CollectionTally`] only when the whole game passed every check
+//! ([`BookVisitor::commit`]), so a malformed game contributes nothing.
 //! Move filters that depend on the game (ply limit, colour, Elo) apply here;
 //! filters on the totals (minimum count and score) apply when the weights
 //! are computed.
@@ -12,13 +13,27 @@
 use std::ops::ControlFlow;
 
 use engine::chess::position::{key, key_after};
+use engine::chess::san::resolve_san;
 use engine::formats::book::encode_move;
+use engine::formats::labeled::GameResult;
+use engine::formats::pgn_games::GameVisitor;
+use engine::formats::pgn_tags::GameTags;
 use pgn_reader::{RawTag, SanPlus, Skip, Visitor};
 use shakmaty::{Chess, Color, Position};
 
 use crate::book_move_map::{BookMoveKey, BookMoveMap};
-use crate::game_tags::GameTags;
-use crate::pgn_scan::{AnnotationNote, CONTINUE, GameVerdict, ReportsAnnotations};
+use crate::pgn_scan::{BookVisitor, CONTINUE, GameVerdict};
+
+/// A game's result for `side`: +1 win, 0 draw, −1 loss; a game without a
+/// result (`*`, no `Result` tag) counts as a draw.
+pub fn outcome_for(result: Option<GameResult>, side: Color) -> i8 {
+    let white = match result {
+        Some(GameResult::WhiteWin) => 1,
+        Some(GameResult::BlackWin) => -1,
+        Some(GameResult::Draw) | None => 0,
+    };
+    if side == Color::White { white } else { -white }
+}
 
 /// Which moves of a game are counted.
 #[derive(Debug, Clone, Copy)]
@@ -101,16 +116,22 @@ impl CollectionTally {
     }
 
     /// Adds another tally (from another worker) into this one.
-    pub fn merge(&mut self, other: CollectionTally) {
-        let (mut big, small) = if other.moves.len() > self.moves.len() {
-            (other.moves, std::mem::take(&mut self.moves))
+    pub fn merge(&mut self, mut other: CollectionTally) {
+        self.add_counts(&other);
+        let other = std::mem::take(&mut other.moves);
+        let (mut big, small) = if other.len() > self.moves.len() {
+            (other, std::mem::take(&mut self.moves))
         } else {
-            (std::mem::take(&mut self.moves), other.moves)
+            (std::mem::take(&mut self.moves), other)
         };
         for (pair, stats) in small {
             big.entry(pair).or_default().merge(&stats);
         }
         self.moves = big;
+    }
+
+    /// Adds the counters (not the moves) of `other`.
+    fn add_counts(&mut self, other: &CollectionTally) {
         self.moves_counted += other.moves_counted;
         self.dropped_by_colour += other.dropped_by_colour;
         self.dropped_by_elo += other.dropped_by_elo;
@@ -141,6 +162,10 @@ pub struct CollectionVisitor<'a> {
     filter: CollectionFilter,
     tally: &'a mut CollectionTally,
     pending: Vec<PendingMove>,
+    /// The counters of the game being read (its moves are in `pending`).
+    counts: CollectionTally,
+    /// The result of the game being read.
+    result: Option<GameResult>,
 }
 
 impl<'a> CollectionVisitor<'a> {
@@ -150,27 +175,43 @@ impl<'a> CollectionVisitor<'a> {
             filter,
             tally,
             pending: Vec::with_capacity(256),
+            counts: CollectionTally::default(),
+            result: None,
         }
     }
 
-    /// Adds the buffered moves of a completely parsed game.
-    fn commit(&mut self, game: &GameInProgress) -> GameVerdict {
-        if game.moves_played == 0 {
-            return if game.tags.any {
-                GameVerdict::NoMoves
-            } else {
-                GameVerdict::Malformed("text that is neither tags nor moves".to_string())
-            };
+    /// The verdict on a game read up to here (its end or the ply limit).
+    fn verdict(game: &GameInProgress) -> GameVerdict {
+        if game.moves_played > 0 {
+            GameVerdict::Used
+        } else if game.tags.any_tag {
+            GameVerdict::NoMoves
+        } else {
+            GameVerdict::Malformed("text that is neither tags nor moves".to_string())
         }
+    }
+}
+
+impl BookVisitor for CollectionVisitor<'_> {
+    fn commit(&mut self) {
         for pending in self.pending.drain(..) {
-            let outcome = game.tags.result.for_side(pending.mover);
+            let outcome = outcome_for(self.result, pending.mover);
             self.tally
                 .moves
                 .entry(pending.pair)
                 .or_default()
                 .add(outcome);
         }
-        GameVerdict::Used
+        self.tally.add_counts(&self.counts);
+        self.counts = CollectionTally::default();
+    }
+}
+
+impl GameVisitor for CollectionVisitor<'_> {
+    fn begin_game(&mut self, _stream_offset: u64) {
+        self.pending.clear();
+        self.counts = CollectionTally::default();
+        self.result = None;
     }
 }
 
@@ -195,28 +236,29 @@ impl Visitor for CollectionVisitor<'_> {
 
     fn begin_movetext(&mut self, tags: GameTags) -> ControlFlow<GameVerdict, GameInProgress> {
         self.pending.clear();
+        self.counts = CollectionTally::default();
+        self.result = tags.result;
         match tags.start() {
-            Ok((pos, start_ply)) => {
-                let key = key(&pos);
+            Ok(start) => {
+                let key = key(&start.position);
                 ControlFlow::Continue(GameInProgress {
-                    pos,
+                    pos: start.position,
                     key,
-                    ply: start_ply,
+                    ply: start.ply,
                     moves_played: 0,
                     tags,
                 })
             }
-            Err(reason) => ControlFlow::Break(GameVerdict::Malformed(reason)),
+            Err(reason) => ControlFlow::Break(GameVerdict::Malformed(reason.to_string())),
         }
     }
 
     fn san(&mut self, game: &mut GameInProgress, san_plus: SanPlus) -> ControlFlow<GameVerdict> {
         if game.ply >= self.filter.max_ply {
-            self.tally.games_cut_at_max_ply += 1;
-            let verdict = self.commit(game);
-            return ControlFlow::Break(verdict);
+            self.counts.games_cut_at_max_ply += 1;
+            return ControlFlow::Break(Self::verdict(game));
         }
-        let m = match san_plus.san.to_move(&game.pos) {
+        let m = match resolve_san(&game.pos, san_plus.san) {
             Ok(m) => m,
             Err(e) => {
                 return ControlFlow::Break(GameVerdict::Malformed(format!(
@@ -227,15 +269,15 @@ impl Visitor for CollectionVisitor<'_> {
         };
         let mover = game.pos.turn();
         if self.filter.only.is_some_and(|only| only != mover) {
-            self.tally.dropped_by_colour += 1;
+            self.counts.dropped_by_colour += 1;
         } else if self
             .filter
             .min_elo
             .is_some_and(|min| game.tags.elo(mover).is_none_or(|elo| elo < min))
         {
-            self.tally.dropped_by_elo += 1;
+            self.counts.dropped_by_elo += 1;
         } else if let Some(raw_move) = encode_move(&m) {
-            self.tally.moves_counted += 1;
+            self.counts.moves_counted += 1;
             self.pending.push(PendingMove {
                 pair: BookMoveKey {
                     key: game.key,
@@ -257,13 +299,7 @@ impl Visitor for CollectionVisitor<'_> {
     }
 
     fn end_game(&mut self, game: GameInProgress) -> GameVerdict {
-        self.commit(&game)
-    }
-}
-
-impl ReportsAnnotations for CollectionVisitor<'_> {
-    fn take_annotation_notes(&mut self) -> Vec<AnnotationNote> {
-        Vec::new()
+        Self::verdict(&game)
     }
 }
 

@@ -15,7 +15,6 @@ mod build;
 mod collection;
 mod eco_tags;
 mod game_chunks;
-mod game_tags;
 mod inspect;
 mod pgn_scan;
 mod weighting;
@@ -53,9 +52,13 @@ comes from how often it was played and how it scored for the side that
 played it. Inputs may be plain, gzip (.gz) or zstd (.zst) compressed, or -
 for standard input; the compression is recognised from the content.
 
-Malformed games (illegal moves, bad FEN tags, stray text) are reported with
-file, line and game number, skipped and counted; malformed annotations are
-reported and ignored. The book is written atomically: an interrupted build
+Games of standard chess are read (no Variant tag, or Standard, chess, normal,
+from position in any case); long algebraic moves (e2-e4) and promotions
+without '=' (a8Q) are read as what they mean. Malformed games (illegal
+moves, bad FEN tags, stray tokens, a comment or variation never closed, a
+game cut short without a result marker) are reported with file, line and
+game number, skipped and counted; a comment that runs into the next game
+costs only its own game. Malformed annotations are reported and ignored. The book is written atomically: an interrupted build
 leaves any previous book untouched.";
 
 #[derive(Parser, Debug)]
@@ -135,7 +138,7 @@ struct BuildArgs {
     min_elo: Option<u32>,
 
     /// Worker threads parsing the collections [default: the number of cores].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+    #[arg(short = 't', long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
     threads: Option<u16>,
 
     /// Treat every input as a game collection: no annotated file (for
@@ -147,6 +150,15 @@ struct BuildArgs {
     /// of each file).
     #[arg(short, long)]
     verbose: bool,
+
+    /// Also write the build's summary as JSON to FILE (games per file,
+    /// moves read and dropped by reason, book entries, timings).
+    #[arg(long, value_name = "FILE")]
+    summary: Option<PathBuf>,
+
+    /// Never show the progress bar (it is shown only on a terminal anyway).
+    #[arg(long)]
+    no_progress: bool,
 }
 
 #[derive(Args, Debug)]
@@ -216,11 +228,8 @@ fn parse_percent(text: &str) -> Result<f64, String> {
 fn run_build(args: BuildArgs) -> Result<()> {
     // The first Ctrl-C stops the build cleanly (no partial book, no
     // temporary file left); a second one exits at once.
-    let _ = ctrlc::set_handler(|| {
-        if build::INTERRUPTED.swap(true, std::sync::atomic::Ordering::Relaxed) {
-            std::process::exit(130);
-        }
-    });
+    let interrupt = Interrupt::new();
+    let _ = interrupt.install(Some("stopping: no book is written"));
     let only = match (args.only_white, args.only_black) {
         (true, _) => Some(Color::White),
         (_, true) => Some(Color::Black),
@@ -237,9 +246,33 @@ fn run_build(args: BuildArgs) -> Result<()> {
         min_elo: args.min_elo,
         threads: args.threads.map_or_else(default_threads, usize::from),
         verbose: args.verbose,
+        progress: !args.no_progress,
     };
-    let report = build(&options)?;
-    write_stdout(&summary(&options, &report))
+    // The summary may not be an input or the book (the book is checked
+    // against the inputs by the build itself).
+    let outputs: Vec<&PathBuf> = std::iter::once(&options.output)
+        .chain(&args.summary)
+        .collect();
+    engine::formats::atomic_file::check_outputs(&outputs, &options.inputs)?;
+    let report = match build(&options, interrupt.flag()) {
+        Ok(report) => report,
+        Err(e) if e.is::<build::Interrupted>() => {
+            if let Some(path) = &args.summary {
+                let mut json = Summary::new("makebook", env!("CARGO_PKG_VERSION"));
+                json.inputs.clone_from(&options.inputs);
+                json.status = Status::Interrupted;
+                json.write(path)?;
+            }
+            eprintln!("makebook: {e}");
+            std::process::exit(EXIT_INTERRUPTED.into());
+        }
+        Err(e) => return Err(e),
+    };
+    write_stdout(&summary(&options, &report))?;
+    if let Some(path) = &args.summary {
+        build::json_summary(&options, &report).write(path)?;
+    }
+    Ok(())
 }
 
 /// Writes `text` to standard output; a full disk or a closed pipe is an

@@ -1,19 +1,21 @@
-//! Running a game visitor over a chunk of PGN and locating problems in it.
+//! Running a book visitor over a chunk of PGN and locating problems in it.
 //!
-//! [`scan_chunk`] feeds a [`GameChunk`] to a pgn-reader [`Visitor`] game by
-//! game. A visitor rejects a game by breaking out of it with
-//! [`GameVerdict::Malformed`]; the reader then stands right after the
-//! offending token, which gives the exact line of the problem. Annotation
-//! problems that do not stop the game are reported by the visitor as
-//! [`AnnotationNote`]s carrying the offending comment, located afterwards by
-//! searching the game's text.
-
-use std::cell::Cell;
+//! [`scan_chunk`] reads a [`GameChunk`] with the shared game reader
+//! ([`read_games`], which checks what pgn-reader lets through silently:
+//! stray tokens, a `{` or `(` never closed, a game cut short, and which
+//! recovers at the next game after a comment that runs into it). A visitor
+//! rejects a game by breaking out of it with [`GameVerdict::Malformed`]; the
+//! reader then stands right after the offending token, which gives the exact
+//! line of the problem. A visitor only gathers a game's moves: they are
+//! added to its tally ([`BookVisitor::commit`]) once the game passed every
+//! check, so a broken game contributes nothing. Annotation problems that do
+//! not stop the game are reported by the visitor as [`AnnotationNote`]s
+//! carrying the offending comment, located afterwards by searching the
+//! game's text.
 
 use std::ops::ControlFlow;
 
-use engine::formats::pgn_chunks::TrackedSlice;
-use pgn_reader::{Reader, Visitor};
+use engine::formats::pgn_games::{Check, GameVisitor, read_games};
 
 use crate::game_chunks::GameChunk;
 
@@ -37,10 +39,17 @@ pub struct AnnotationNote {
     pub message: String,
 }
 
-/// A visitor that can report annotation problems found in the last game.
-pub trait ReportsAnnotations {
+/// A visitor of the book builder: it gathers one game at a time and adds
+/// it to its tally only when told the game is sound.
+pub trait BookVisitor: GameVisitor<Output = GameVerdict> {
+    /// Adds what was gathered from the last game read (which the visitor
+    /// judged [`GameVerdict::Used`] and whose text passed the checks).
+    fn commit(&mut self);
+
     /// The annotation problems of the game just read (emptied by the call).
-    fn take_annotation_notes(&mut self) -> Vec<AnnotationNote>;
+    fn take_annotation_notes(&mut self) -> Vec<AnnotationNote> {
+        Vec::new()
+    }
 }
 
 /// What kind of problem a [`Problem`] is.
@@ -85,73 +94,39 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
     haystack.windows(needle.len()).position(|w| w == needle)
 }
 
-/// Runs `visitor` over every game of `chunk`.
-pub fn scan_chunk<V>(chunk: &GameChunk, visitor: &mut V) -> ChunkScan
-where
-    V: Visitor<Output = GameVerdict> + ReportsAnnotations,
-{
-    let consumed = Cell::new(0usize);
-    let mut reader = Reader::build(TrackedSlice {
-        bytes: &chunk.bytes,
-        consumed: &consumed,
-    })
-    .set_supported_comment_length(4096)
-    .finish();
+/// Runs `visitor` over every game of `chunk`, committing the sound ones.
+pub fn scan_chunk<V: BookVisitor>(chunk: &GameChunk, visitor: &mut V) -> ChunkScan {
     let mut scan = ChunkScan::default();
-    let mut last_start = None;
-    loop {
-        match reader.has_more() {
-            Ok(true) => {}
-            Ok(false) => break,
-            Err(e) => {
-                // Only parser errors can occur on a slice; they were already
-                // reported with their game, so stop at what is left.
-                scan.problems.push(Problem {
-                    kind: ProblemKind::MalformedGame,
-                    game_in_chunk: scan.games.saturating_sub(1),
-                    line: chunk.line_at(consumed.get() - reader.buffer().len()),
-                    message: format!("unreadable PGN after this point ({e}); rest skipped"),
-                });
-                break;
-            }
-        }
-        let start = consumed.get() - reader.buffer().len();
-        if last_start == Some(start) {
-            // No progress: never loop forever on input the reader rejects.
-            break;
-        }
-        last_start = Some(start);
-        let game_index = scan.games;
-        scan.games += 1;
-        let verdict = reader.read_game(visitor);
-        let here = consumed.get() - reader.buffer().len();
-        match verdict {
-            Ok(Some(GameVerdict::Used)) => scan.games_used += 1,
-            Ok(Some(GameVerdict::NoMoves)) => scan.games_without_moves += 1,
-            Ok(Some(GameVerdict::Malformed(message))) => scan.problems.push(Problem {
+    read_games(
+        chunk,
+        visitor,
+        |_| Check::Full,
+        |visitor, game| {
+            let game_index = scan.games;
+            scan.games += 1;
+            let malformed = |line: u64, message: &str| Problem {
                 kind: ProblemKind::MalformedGame,
                 game_in_chunk: game_index,
-                line: chunk.line_at(here.saturating_sub(1)),
+                line,
                 message: format!("{message}; game skipped"),
-            }),
-            Ok(None) => {
-                scan.games -= 1;
-                break;
+            };
+            match &game.outcome {
+                Ok(GameVerdict::Used) => {
+                    visitor.commit();
+                    scan.games_used += 1;
+                }
+                Ok(GameVerdict::NoMoves) => scan.games_without_moves += 1,
+                Ok(GameVerdict::Malformed(message)) => scan
+                    .problems
+                    .push(malformed(game.stop_line(chunk), message)),
+                Err(problem) => scan
+                    .problems
+                    .push(malformed(problem.line, &problem.message)),
             }
-            Err(e) => scan.problems.push(Problem {
-                kind: ProblemKind::MalformedGame,
-                game_in_chunk: game_index,
-                line: chunk.line_at(here.saturating_sub(1)),
-                message: format!("{e}; game skipped"),
-            }),
-        }
-        let notes = visitor.take_annotation_notes();
-        if !notes.is_empty() {
-            // The game's text runs from `start` to the next game's start;
-            // read ahead to find it, since the reader may have stopped early.
+            let notes = visitor.take_annotation_notes();
             // Notes come in text order, so each search starts after the
             // previous find (two identical comments get their own lines).
-            let mut search_from = start;
+            let mut search_from = game.start;
             for note in notes {
                 let offset = find(&chunk.bytes[search_from..], &note.needle)
                     .map_or(search_from, |o| search_from + o);
@@ -163,8 +138,8 @@ where
                     message: note.message,
                 });
             }
-        }
-    }
+        },
+    );
     scan
 }
 

@@ -248,7 +248,7 @@ R[Event \"?\"]
     assert_eq!(weight(&book, &[], "d2d3"), Some(5000));
     // The stray text before a game is reported; the game itself is read.
     assert!(
-        stderr.contains("in0.pgn:6: game 2: text that is neither tags nor moves"),
+        stderr.contains("in0.pgn:6: game 2: stray token \"R[Event\" in the movetext"),
         "{stderr}"
     );
     assert_eq!(weight(&book, &[], "d2d4"), Some(5000));
@@ -259,7 +259,7 @@ R[Event \"?\"]
         "{stderr}"
     );
     assert!(
-        stderr.contains("in1.pgn:") && stderr.contains("game 3: invalid FEN"),
+        stderr.contains("in1.pgn:") && stderr.contains("game 3: bad FEN tag: invalid FEN"),
         "{stderr}"
     );
     assert_eq!(weight(&book, &[], "c2c4"), None);

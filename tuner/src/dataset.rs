@@ -1,39 +1,37 @@
 //! Loading training data: labeled files → resolved positions → traces.
 //!
-//! Files are streamed in blocks of [`BLOCK`] raw lines (or [`BLOCK`] 32-byte
+//! Files are cut into chunks of [`CHUNK`] raw lines (or [`CHUNK`] 32-byte
 //! records of bullet's binary format, recognised by
 //! [`engine::formats::bullet::is_binary`]; every text format is read by
-//! [`engine::formats::labeled`], bullet's text format included); the items of a
-//! block are parsed, resolved (quiet leaf of the quiescence PV by default, see
-//! [`Resolve`]) and traced in parallel, in chunks whose results are appended
-//! in input order, so the result, the statistics and the error reports do
-//! not depend on the thread count, and memory stays at the compact traces
-//! plus one block. Records without a result are rejected and counted;
+//! [`engine::formats::labeled`], bullet's text format included), which the
+//! tools' ordered map ([`engine::runtime::ordered`]) hands to worker
+//! threads: each parses, resolves (quiet leaf of the quiescence PV by
+//! default, see [`Resolve`]) and traces its chunk with its own searcher,
+//! and the results are appended in input order, so the result, the
+//! statistics and the error reports do not depend on the thread count, and
+//! memory stays at the compact traces plus a few chunks per thread. Records without a result are rejected and counted;
 //! malformed lines (records) are reported with file and line (record
 //! number), skipped and counted; a binary file cut inside a record is an
 //! error.
 
-use std::io::{BufReader, Read};
-use std::ops::Range;
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use engine::eval::Params;
-use engine::formats::bullet::{self, RecordReader};
+use engine::formats::bullet::{self, RECORD_BYTES, RecordReader};
 use engine::formats::input::open_input;
 use engine::formats::labeled::{GameResult, LabeledBlocks, LabeledPosition, LineBlock};
+use engine::runtime::ordered::{Flow, OrderedMap, WorkerPanicked};
 use engine::search::{SearchLimits, Searcher};
-use rayon::prelude::*;
 use shakmaty::{Chess, Color, Position};
 
 use crate::trace_set::TraceSet;
 
-/// Lines read, then parsed, resolved and traced together.
-pub const BLOCK: usize = 65_536;
-/// Lines (or records) per unit of parallel work inside a block.
-const CHUNK: usize = 512;
+/// Lines (or records) per unit of parallel work.
+pub const CHUNK: usize = 512;
 /// Transposition table of the resolving searchers (MB).
 const RESOLVE_TT_MB: usize = 1;
 /// Malformed lines printed in full before only counting.
@@ -103,90 +101,50 @@ pub struct LoadStats {
 }
 
 /// Loads every file: returns the traced set, the raw samples when
-/// `keep_samples` (for `--recompute-pv`), and statistics.
+/// `keep_samples` (for `--recompute-pv`), and statistics. Runs on as many
+/// threads as the current rayon pool has (`--threads`).
+///
+/// # Errors
+/// A file that cannot be opened or read, or binary data cut inside a
+/// record, each named.
 pub fn load(
     paths: &[PathBuf],
     resolve: Resolve,
     params: &Arc<Params>,
     keep_samples: bool,
-    mut on_progress: impl FnMut(usize),
+    mut on_progress: impl FnMut(usize) + Send,
 ) -> Result<(TraceSet, Vec<Sample>, LoadStats)> {
-    let resolver = Resolver::new(resolve, params);
     let mut set = TraceSet::new();
     let mut kept = Vec::new();
-    let mut stats = LoadStats::default();
-    let mut block = LineBlock::new();
-    for path in paths {
-        let mut input = open_input(path)
-            .with_context(|| format!("opening {}", path.display()))?
-            .into_reader();
-        let head =
-            bullet::read_head(&mut input).with_context(|| format!("reading {}", path.display()))?;
-        let binary = bullet::is_binary(path, &head);
-        let input = BufReader::new(std::io::Cursor::new(head).chain(input));
-        let mut count = 0;
-        let mut add = |part: Part, set: &mut TraceSet, stats: &mut LoadStats| {
+    let mut stats = LoadStats {
+        per_file: paths.iter().map(|p| (p.clone(), 0)).collect(),
+        ..LoadStats::default()
+    };
+    let mut chunks = Chunks {
+        paths,
+        next_path: 0,
+        current: None,
+    };
+    OrderedMap::new(rayon::current_num_threads()).run(
+        || chunks.next_chunk(),
+        |_thread| resolver(resolve, params),
+        |searcher, chunk| Some(load_chunk(chunk, resolve, searcher.as_mut(), keep_samples)),
+        |part| {
             for e in &part.errors {
                 stats.malformed += 1;
                 if stats.malformed <= MAX_REPORTED_ERRORS {
                     eprintln!("warning: skipped: {e}");
                 }
             }
-            count += part.records;
+            stats.per_file[part.file].1 += part.records;
             stats.without_result += part.without_result;
             stats.with_score += part.with_score;
             set.extend(&part.traces);
             kept.extend(part.samples);
-        };
-        if binary {
-            let mut reader = RecordReader::new(input);
-            let mut records = Vec::new();
-            loop {
-                let first = reader.records();
-                let n = reader
-                    .read_block(&mut records, BLOCK)
-                    .with_context(|| format!("{}: bullet records", path.display()))?;
-                if n == 0 {
-                    break;
-                }
-                let parts: Vec<Part> = chunks(n)
-                    .into_par_iter()
-                    .map(|range| {
-                        let expected = range.len();
-                        let items = range.map(|i| {
-                            bullet::decode(&records[i]).map_err(|e| {
-                                format!("{}: record {}: {e}", path.display(), first + i as u64 + 1)
-                            })
-                        });
-                        resolver.load_items(items, expected, keep_samples)
-                    })
-                    .collect();
-                for part in parts {
-                    add(part, &mut set, &mut stats);
-                }
-                on_progress(set.len());
-            }
-        } else {
-            let mut reader = LabeledBlocks::new(input, Some(path.clone()));
-            while reader.read_block(&mut block, BLOCK) {
-                let parts: Vec<Part> = chunks(block.len())
-                    .into_par_iter()
-                    .map(|lines| {
-                        let expected = lines.len();
-                        let items = lines
-                            .filter_map(|i| block.parse(i))
-                            .map(|item| item.map(|(_, record)| record).map_err(|e| e.to_string()));
-                        resolver.load_items(items, expected, keep_samples)
-                    })
-                    .collect();
-                for part in parts {
-                    add(part, &mut set, &mut stats);
-                }
-                on_progress(set.len());
-            }
-        }
-        stats.per_file.push((path.clone(), count));
-    }
+            on_progress(set.len());
+            Ok::<_, anyhow::Error>(Flow::Continue)
+        },
+    )?;
     if stats.malformed > MAX_REPORTED_ERRORS {
         eprintln!(
             "warning: {} more malformed lines skipped",
@@ -196,17 +154,130 @@ pub fn load(
     Ok((set, kept, stats))
 }
 
-/// `0..n` cut into [`CHUNK`]-sized ranges.
-fn chunks(n: usize) -> Vec<Range<usize>> {
-    (0..n)
-        .step_by(CHUNK)
-        .map(|a| a..(a + CHUNK).min(n))
-        .collect()
+/// A file being cut into chunks.
+enum OpenFile {
+    Text(LabeledBlocks<Box<dyn BufRead + Send>>),
+    Binary(RecordReader<Box<dyn BufRead + Send>>),
 }
 
-/// What one chunk of lines gave.
+/// The input files cut into chunks, in order.
+struct Chunks<'a> {
+    paths: &'a [PathBuf],
+    /// Index of the next file to open.
+    next_path: usize,
+    /// The file being cut, with its index.
+    current: Option<(usize, OpenFile)>,
+}
+
+/// A piece of one input file.
+enum Chunk {
+    /// Up to [`CHUNK`] raw lines of a text file.
+    Lines { file: usize, block: LineBlock },
+    /// Up to [`CHUNK`] records of a bullet binary file; `first` is the
+    /// number of records before them.
+    Records {
+        file: usize,
+        path: PathBuf,
+        first: u64,
+        records: Vec<[u8; RECORD_BYTES]>,
+    },
+}
+
+impl Chunks<'_> {
+    /// The next chunk; `None` after the last file.
+    fn next_chunk(&mut self) -> Result<Option<Chunk>> {
+        loop {
+            let Some((file, open)) = self.current.as_mut() else {
+                let Some(path) = self.paths.get(self.next_path) else {
+                    return Ok(None);
+                };
+                self.current = Some((self.next_path, open_file(path)?));
+                self.next_path += 1;
+                continue;
+            };
+            let file = *file;
+            let path = &self.paths[file];
+            let chunk = match open {
+                OpenFile::Text(reader) => {
+                    let mut block = LineBlock::new();
+                    reader
+                        .read_block(&mut block, CHUNK)
+                        .then_some(Chunk::Lines { file, block })
+                }
+                OpenFile::Binary(reader) => {
+                    let first = reader.records();
+                    let mut records = Vec::with_capacity(CHUNK);
+                    let n = reader
+                        .read_block(&mut records, CHUNK)
+                        .with_context(|| format!("{}: bullet records", path.display()))?;
+                    (n > 0).then(|| Chunk::Records {
+                        file,
+                        path: path.clone(),
+                        first,
+                        records,
+                    })
+                }
+            };
+            match chunk {
+                Some(chunk) => return Ok(Some(chunk)),
+                None => self.current = None,
+            }
+        }
+    }
+}
+
+/// Opens `path` as labeled text lines or bullet binary records.
+fn open_file(path: &Path) -> Result<OpenFile> {
+    let mut input = open_input(path)
+        .with_context(|| format!("opening {}", path.display()))?
+        .into_reader();
+    let head =
+        bullet::read_head(&mut input).with_context(|| format!("reading {}", path.display()))?;
+    let binary = bullet::is_binary(path, &head);
+    let input: Box<dyn BufRead + Send> =
+        Box::new(BufReader::new(std::io::Cursor::new(head).chain(input)));
+    Ok(if binary {
+        OpenFile::Binary(RecordReader::new(input))
+    } else {
+        OpenFile::Text(LabeledBlocks::new(input, Some(path.to_path_buf())))
+    })
+}
+
+/// Parses, resolves and traces one chunk.
+fn load_chunk(
+    chunk: Chunk,
+    resolve: Resolve,
+    searcher: Option<&mut Searcher>,
+    keep_samples: bool,
+) -> Part {
+    match chunk {
+        Chunk::Lines { file, block } => {
+            let items = (0..block.len())
+                .filter_map(|i| block.parse(i))
+                .map(|item| item.map(|(_, record)| record).map_err(|e| e.to_string()));
+            load_items(file, items, block.len(), resolve, searcher, keep_samples)
+        }
+        Chunk::Records {
+            file,
+            path,
+            first,
+            records,
+        } => {
+            let items = records.iter().enumerate().map(|(i, record)| {
+                bullet::decode(record).map_err(|e| {
+                    format!("{}: record {}: {e}", path.display(), first + i as u64 + 1)
+                })
+            });
+            load_items(file, items, records.len(), resolve, searcher, keep_samples)
+        }
+    }
+}
+
+/// What one chunk gave.
 #[derive(Default)]
 struct Part {
+    /// Index of the file it came from.
+    file: usize,
     traces: TraceSet,
     samples: Vec<Sample>,
     /// Bad lines or records, located.
@@ -216,83 +287,58 @@ struct Part {
     with_score: usize,
 }
 
-/// Resolving searchers, one per thread of the current rayon pool, reused
-/// for every chunk: `resolve` neither uses the transposition table nor
-/// learns across positions, and depth searches start with `new_game`, so
-/// which searcher resolves a position does not matter.
-struct Resolver {
-    resolve: Resolve,
-    searchers: Vec<Mutex<Searcher>>,
+/// A worker's resolving searcher (`None` without resolution): `resolve`
+/// neither uses the transposition table nor learns across positions, and
+/// depth searches start with `new_game`, so which searcher resolves a
+/// position does not matter.
+fn resolver(resolve: Resolve, params: &Arc<Params>) -> Option<Searcher> {
+    (resolve != Resolve::None).then(|| Searcher::new(params.clone(), RESOLVE_TT_MB))
 }
 
-impl Resolver {
-    fn new(resolve: Resolve, params: &Arc<Params>) -> Self {
-        let searchers = match resolve {
-            Resolve::None => Vec::new(),
-            _ => (0..rayon::current_num_threads())
-                .map(|_| Mutex::new(Searcher::new(params.clone(), RESOLVE_TT_MB)))
-                .collect(),
-        };
-        Resolver { resolve, searchers }
-    }
-
-    /// Runs `f` with the current thread's searcher (`None` without
-    /// resolution).
-    fn with_searcher<T>(&self, f: impl FnOnce(Option<&mut Searcher>) -> T) -> T {
-        if self.searchers.is_empty() {
-            return f(None);
+/// Resolves and traces `s` into `set`.
+fn push(resolve: Resolve, searcher: Option<&mut Searcher>, set: &mut TraceSet, s: &Sample) {
+    match searcher {
+        Some(searcher) => {
+            let leaf = resolve_position(searcher, &s.position, resolve);
+            set.push_position(&leaf, s.result, s.score_white);
         }
-        let i = rayon::current_thread_index().unwrap_or(0) % self.searchers.len();
-        let mut searcher = self.searchers[i]
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        f(Some(&mut searcher))
+        None => set.push_position(&s.position, s.result, s.score_white),
     }
+}
 
-    /// Resolves and traces `s` into `set`.
-    fn push(&self, searcher: Option<&mut Searcher>, set: &mut TraceSet, s: &Sample) {
-        match searcher {
-            Some(searcher) if self.resolve != Resolve::None => {
-                let leaf = resolve_position(searcher, &s.position, self.resolve);
-                set.push_position(&leaf, s.result, s.score_white);
-            }
-            _ => set.push_position(&s.position, s.result, s.score_white),
-        }
-    }
-
-    /// Resolves and traces parsed records (or their errors), in order;
-    /// `expected` is about how many there are (for reserving memory).
-    fn load_items(
-        &self,
-        items: impl Iterator<Item = Result<LabeledPosition, String>>,
-        expected: usize,
-        keep_samples: bool,
-    ) -> Part {
-        let mut part = Part {
-            traces: TraceSet::with_capacity(expected, expected * BYTES_PER_POSITION),
-            ..Part::default()
-        };
-        self.with_searcher(|mut searcher| {
-            for item in items {
-                match item {
-                    Err(e) => part.errors.push(e),
-                    Ok(rec) => {
-                        part.records += 1;
-                        let Some(sample) = to_sample(rec) else {
-                            part.without_result += 1;
-                            continue;
-                        };
-                        part.with_score += usize::from(sample.score_white.is_some());
-                        self.push(searcher.as_deref_mut(), &mut part.traces, &sample);
-                        if keep_samples {
-                            part.samples.push(sample);
-                        }
-                    }
+/// Resolves and traces parsed records (or their errors) of file `file`, in
+/// order; `expected` is about how many there are (for reserving memory).
+fn load_items(
+    file: usize,
+    items: impl Iterator<Item = Result<LabeledPosition, String>>,
+    expected: usize,
+    resolve: Resolve,
+    mut searcher: Option<&mut Searcher>,
+    keep_samples: bool,
+) -> Part {
+    let mut part = Part {
+        file,
+        traces: TraceSet::with_capacity(expected, expected * BYTES_PER_POSITION),
+        ..Part::default()
+    };
+    for item in items {
+        match item {
+            Err(e) => part.errors.push(e),
+            Ok(rec) => {
+                part.records += 1;
+                let Some(sample) = to_sample(rec) else {
+                    part.without_result += 1;
+                    continue;
+                };
+                part.with_score += usize::from(sample.score_white.is_some());
+                push(resolve, searcher.as_deref_mut(), &mut part.traces, &sample);
+                if keep_samples {
+                    part.samples.push(sample);
                 }
             }
-        });
-        part
+        }
     }
+    part
 }
 
 fn to_sample(rec: LabeledPosition) -> Option<Sample> {
@@ -307,22 +353,26 @@ fn to_sample(rec: LabeledPosition) -> Option<Sample> {
 
 /// Resolves and traces `samples` in parallel, in order.
 pub fn trace_samples(samples: &[Sample], resolve: Resolve, params: &Arc<Params>) -> TraceSet {
-    let resolver = Resolver::new(resolve, params);
-    let parts: Vec<TraceSet> = samples
-        .par_chunks(CHUNK)
-        .map(|chunk| {
-            let mut out = TraceSet::with_capacity(chunk.len(), chunk.len() * BYTES_PER_POSITION);
-            resolver.with_searcher(|mut searcher| {
-                for s in chunk {
-                    resolver.push(searcher.as_deref_mut(), &mut out, s);
-                }
-            });
-            out
-        })
-        .collect();
     let mut set = TraceSet::new();
-    for p in &parts {
-        set.extend(p);
+    let mut chunks = samples.chunks(CHUNK);
+    // Nothing can fail but a worker thread, whose panic is passed on.
+    let traced = OrderedMap::new(rayon::current_num_threads()).run(
+        || Ok::<_, WorkerPanicked>(chunks.next()),
+        |_thread| resolver(resolve, params),
+        |searcher, chunk| {
+            let mut out = TraceSet::with_capacity(chunk.len(), chunk.len() * BYTES_PER_POSITION);
+            for s in chunk {
+                push(resolve, searcher.as_mut(), &mut out, s);
+            }
+            Some(out)
+        },
+        |part| {
+            set.extend(&part);
+            Ok(Flow::Continue)
+        },
+    );
+    if let Err(e) = traced {
+        panic!("tracing the samples: {e}");
     }
     set
 }

@@ -7,7 +7,6 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Instant, SystemTime};
 
 use anyhow::{Context, Result, bail, ensure};
@@ -15,6 +14,8 @@ use clap::{Args, Parser, Subcommand};
 use engine::eval::{BLOCKS, Group, Params, codegen};
 use engine::formats::atomic_file::{AtomicFile, check_outputs};
 use engine::formats::params_file;
+use engine::runtime::interrupt::Interrupt;
+use engine::runtime::summary::{Status as SummaryStatus, Summary};
 use tuner::cache::{self, CacheMeta, CacheReader};
 use tuner::checkpoint::Checkpoint;
 use tuner::dataset::{self, Resolve};
@@ -62,7 +63,9 @@ macro_rules! say_raw {
 ///
 /// Arasan's options map as: -c threads, -d defaults, -f emit-rust, -i init,
 /// -x output, -n epochs, -o optimizer, -O objective, -R recompute-pv,
-/// -V validate-gradient.
+/// -V validate-gradient. These short options differ from the other tools'
+/// (where -o is --output and -t is --threads); the long options are the
+/// same everywhere (--output, --threads, --seed, --summary).
 ///
 /// `tuner codegen` writes the engine's generated `params.rs` from the
 /// parameter declaration and a params file (see `tuner codegen --help`);
@@ -267,6 +270,11 @@ struct TrainArgs {
     /// Loss-curve plot (SVG; default: OUTPUT.svg).
     #[arg(long)]
     plot: Option<PathBuf>,
+
+    /// Also write the run's summary as JSON to FILE (positions, K, losses
+    /// before and after, best epoch, timings).
+    #[arg(long, value_name = "FILE")]
+    summary: Option<PathBuf>,
 }
 
 fn write_atomically(path: &Path, text: &str) -> Result<()> {
@@ -540,6 +548,7 @@ fn output_paths(cli: &TrainArgs) -> Vec<PathBuf> {
     }
     outputs.extend(cli.log.clone());
     outputs.extend(cli.save_traces.clone());
+    outputs.extend(cli.summary.clone());
     outputs
 }
 
@@ -624,6 +633,7 @@ impl Outputs<'_> {
 }
 
 fn train(cli: TrainArgs) -> Result<()> {
+    let started = Instant::now();
     if let Some(t) = cli.threads {
         ensure!(t > 0, "--threads must be at least 1");
         rayon::ThreadPoolBuilder::new()
@@ -678,10 +688,10 @@ fn train(cli: TrainArgs) -> Result<()> {
             .iter()
             .map(|i| format!("{i} [trace cache {}, streamed]", path.display()))
             .collect();
-        return train_on(cli, data, inputs, start_params);
+        return train_on(cli, data, inputs, start_params, started);
     }
     let (data, inputs) = load_data(&cli, &Arc::new(start_params.clone()))?;
-    train_on(cli, data, inputs, start_params)
+    train_on(cli, data, inputs, start_params, started)
 }
 
 /// What the command needs of its data besides training.
@@ -708,6 +718,7 @@ fn train_on(
     mut data: impl Held,
     inputs: Vec<String>,
     start_params: Params,
+    started: Instant,
 ) -> Result<()> {
     let space = ParamSpace::new(&cli.tune, &cli.freeze);
     let initial = ParamSpace::weights(&start_params);
@@ -734,14 +745,17 @@ fn train_on(
         if cli.validate_gradient {
             return validate_gradient(data.check_set(), &initial, &objective, cli.seed);
         }
-        say!(
-            "training loss {:.9}",
-            data.mean_loss(Split::Train, &initial, &objective)
-        )?;
-        say!(
-            "validation loss {:.9}",
-            data.mean_loss(Split::Validation, &initial, &objective)
-        )?;
+        let train_loss = data.mean_loss(Split::Train, &initial, &objective);
+        let validation_loss = data.mean_loss(Split::Validation, &initial, &objective);
+        say!("training loss {train_loss:.9}")?;
+        say!("validation loss {validation_loss:.9}")?;
+        if let Some(path) = &cli.summary {
+            let mut json = run_summary(&cli, data.train_len(), data.validation_len(), &objective);
+            json.figure("training_loss", train_loss)
+                .figure("validation_loss", validation_loss)
+                .timing("total_seconds", started.elapsed());
+            json.write(path)?;
+        }
         return Ok(());
     }
     let mut trainer = match &cli.resume {
@@ -783,26 +797,52 @@ fn train_on(
         outputs.write_best(&trainer)?;
     }
 
-    let stop = Arc::new(AtomicBool::new(false));
-    {
-        let stop = stop.clone();
-        ctrlc::set_handler(move || {
-            if stop.swap(true, Ordering::SeqCst) {
-                eprintln!("second interrupt: exiting without writing");
-                std::process::exit(130);
-            }
-            eprintln!("interrupted: finishing the epoch and writing the best weights");
-        })
+    // The first Ctrl-C finishes the epoch and writes the best weights; a
+    // second one exits at once.
+    let interrupt = Interrupt::new();
+    interrupt
+        .install(Some(
+            "interrupted: finishing the epoch and writing the best weights",
+        ))
         .context("installing the Ctrl-C handler")?;
-    }
-    let why = trainer.run(&mut data, &stop, |t, report| outputs.after_epoch(t, report))?;
+    let why = trainer.run(&mut data, interrupt.flag(), |t, report| {
+        outputs.after_epoch(t, report)
+    })?;
     if why == Stop::EarlyStop {
         eprintln!(
             "early stop: no better validation loss for {} epochs",
             cli.patience
         );
     }
-    finish(&outputs, &data, &trainer, &start_params)
+    finish(
+        &outputs,
+        &data,
+        &trainer,
+        &start_params,
+        started,
+        interrupt.requested(),
+    )
+}
+
+/// The JSON summary's common part: the run's data and objective.
+fn run_summary(
+    cli: &TrainArgs,
+    train_positions: usize,
+    validation_positions: usize,
+    objective: &Objective,
+) -> Summary {
+    let mut json = Summary::new("tuner", env!("CARGO_PKG_VERSION"));
+    json.inputs.clone_from(&cli.inputs);
+    json.output = Some(cli.output.clone());
+    json.count("training_positions", train_positions as u64)
+        .count("validation_positions", validation_positions as u64)
+        .figure("k", objective.k)
+        .figure("objective", format!("{:?}", objective.kind).to_lowercase())
+        .figure("seed", cli.seed);
+    if objective.kind == ObjectiveKind::Ordinal {
+        json.figure("draw_margin", objective.draw_margin);
+    }
+    json
 }
 
 fn print_objective(objective: &Objective) {
@@ -832,6 +872,8 @@ fn finish(
     data: &impl TrainingData,
     trainer: &Trainer,
     start: &Params,
+    started: Instant,
+    interrupted: bool,
 ) -> Result<()> {
     let cli = outputs.cli;
     let state = trainer.state();
@@ -870,20 +912,42 @@ fn finish(
         data.validation_len()
     )?;
     say!("  K                {:.4}", objective.k)?;
+    let training_loss = (
+        data.mean_loss(Split::Train, &start_f, objective),
+        data.mean_loss(Split::Train, &best_f, objective),
+    );
     say!(
         "  training loss    {:.7} -> {:.7} (rounded weights)",
-        data.mean_loss(Split::Train, &start_f, objective),
-        data.mean_loss(Split::Train, &best_f, objective)
+        training_loss.0,
+        training_loss.1
     )?;
-    if data.validation_len() > 0 {
-        say!(
-            "  validation loss  {:.7} -> {:.7} (rounded weights)",
+    let validation_loss = (data.validation_len() > 0).then(|| {
+        (
             first.validation_loss,
-            data.mean_loss(Split::Validation, &best_f, objective)
-        )?;
+            data.mean_loss(Split::Validation, &best_f, objective),
+        )
+    });
+    if let Some((before, after)) = validation_loss {
+        say!("  validation loss  {before:.7} -> {after:.7} (rounded weights)")?;
     }
     say!("  best epoch       {} of {}", state.best_epoch, state.epoch)?;
     say!("  plot             {}", plot.display())?;
+    if let Some(path) = &cli.summary {
+        let mut json = run_summary(cli, data.train_len(), data.validation_len(), objective);
+        if interrupted {
+            json.status = SummaryStatus::Interrupted;
+        }
+        json.count("epochs", state.epoch as u64)
+            .count("best_epoch", state.best_epoch as u64)
+            .figure("training_loss_start", training_loss.0)
+            .figure("training_loss_end", training_loss.1)
+            .timing("total_seconds", started.elapsed());
+        if let Some((before, after)) = validation_loss {
+            json.figure("validation_loss_start", before)
+                .figure("validation_loss_end", after);
+        }
+        json.write(path)?;
+    }
     say!("largest changes by group:")?;
     say_raw!(
         "{}",

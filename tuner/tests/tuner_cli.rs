@@ -309,6 +309,7 @@ fn non_finite_and_out_of_range_options_are_refused_at_parse_time() {
 fn tuning_lowers_validation_loss_and_measure_only_reports_it() {
     let dir = tempfile::tempdir().unwrap();
     let x = dir.path().join("t.params");
+    let summary = dir.path().join("t.json");
     let out = ok(&tuner(
         &[
             "-n",
@@ -316,6 +317,8 @@ fn tuning_lowers_validation_loss_and_measure_only_reports_it() {
             "--no-emit-rust",
             "-x",
             x.to_str().unwrap(),
+            "--summary",
+            summary.to_str().unwrap(),
             data().to_str().unwrap(),
         ],
         dir.path(),
@@ -329,6 +332,27 @@ fn tuning_lowers_validation_loss_and_measure_only_reports_it() {
         .filter_map(|w| w.parse().ok())
         .collect();
     assert!(nums[1] < nums[0], "{line}");
+    // The JSON summary carries the printed figures.
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap();
+    let figure = |name: &str| json["figures"][name].as_f64().unwrap();
+    assert_eq!(
+        format!("{:.7}", figure("validation_loss_start")),
+        format!("{:.7}", nums[0])
+    );
+    assert_eq!(
+        format!("{:.7}", figure("validation_loss_end")),
+        format!("{:.7}", nums[1])
+    );
+    assert!(figure("training_loss_end") < figure("training_loss_start"));
+    assert_eq!(json["counts"]["training_positions"], 18000);
+    assert_eq!(json["counts"]["validation_positions"], 2000);
+    let best = json["counts"]["best_epoch"].as_u64().unwrap();
+    assert!(best > 0 && best <= json["counts"]["epochs"].as_u64().unwrap());
+    assert!(
+        out.contains(&format!("best epoch       {best} of")),
+        "{out}"
+    );
     assert!(dir.path().join("t.params.svg").exists());
     // -n 0 with -i and a validation file only measures.
     let v = dir.path().join("v.epd");

@@ -431,11 +431,7 @@ impl Worker {
         if let Some(e) = tt_entry
             && !pv_node
             && e.depth >= depth
-            && match e.bound {
-                Bound::Exact => true,
-                Bound::Lower => e.score >= beta,
-                Bound::Upper => e.score <= alpha,
-            }
+            && e.cuts(alpha, beta)
         {
             return e.score;
         }
@@ -454,11 +450,7 @@ impl Worker {
         if let Some(e) = tt_entry
             && !in_check
             && e.score.abs() < MATE_BOUND
-            && match e.bound {
-                Bound::Exact => true,
-                Bound::Lower => e.score > eval,
-                Bound::Upper => e.score < eval,
-            }
+            && e.refines(eval)
         {
             eval = e.score;
         }
@@ -774,13 +766,7 @@ impl Worker {
         }
 
         // Step 15. Store the result.
-        let bound = if best_score >= beta {
-            Bound::Lower
-        } else if best_move.is_some() {
-            Bound::Exact
-        } else {
-            Bound::Upper
-        };
+        let bound = Bound::of_result(best_score, beta, best_move.is_some());
         if self.use_tt && excluded.is_none() {
             self.tt.store(
                 key,
@@ -832,11 +818,7 @@ impl Worker {
         };
         if let Some(e) = tt_entry
             && !pv_node
-            && match e.bound {
-                Bound::Exact => true,
-                Bound::Lower => e.score >= beta,
-                Bound::Upper => e.score <= alpha,
-            }
+            && e.cuts(alpha, beta)
         {
             return e.score;
         }
@@ -903,13 +885,7 @@ impl Worker {
         }
 
         if self.use_tt {
-            let bound = if best_score >= beta {
-                Bound::Lower
-            } else if best_move.is_some() {
-                Bound::Exact
-            } else {
-                Bound::Upper
-            };
+            let bound = Bound::of_result(best_score, beta, best_move.is_some());
             self.tt.store(
                 key,
                 ply,

@@ -46,6 +46,19 @@ pub enum Bound {
 }
 
 impl Bound {
+    /// The bound of a node's result: a fail high (`score >= beta`) is a
+    /// lower bound, a node that found a move inside the window is exact,
+    /// anything else (no move raised alpha) is an upper bound.
+    pub fn of_result(score: i32, beta: i32, found_move: bool) -> Bound {
+        if score >= beta {
+            Bound::Lower
+        } else if found_move {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        }
+    }
+
     fn from_bits(bits: u64) -> Option<Bound> {
         match bits & 3 {
             1 => Some(Bound::Upper),
@@ -69,6 +82,24 @@ pub struct TtEntry {
     pub depth: i32,
     /// Meaning of the score.
     pub bound: Bound,
+}
+
+impl TtEntry {
+    /// Whether the stored score settles a search of the window
+    /// `(alpha, beta)`: it is exact, or a bound on the side that cuts.
+    pub fn cuts(&self, alpha: i32, beta: i32) -> bool {
+        match self.bound {
+            Bound::Exact => true,
+            Bound::Lower => self.score >= beta,
+            Bound::Upper => self.score <= alpha,
+        }
+    }
+
+    /// Whether the stored score is a better estimate than `eval`: exact, or
+    /// a bound saying the true score lies beyond `eval` on its side.
+    pub fn refines(&self, eval: i32) -> bool {
+        self.cuts(eval - 1, eval + 1)
+    }
 }
 
 /// The shared transposition table (see the module documentation).
@@ -317,6 +348,33 @@ impl TranspositionTable {
 mod tests {
     use super::*;
     use shakmaty::{Chess, Position};
+
+    #[test]
+    fn bounds_of_results_and_what_they_settle() {
+        assert_eq!(Bound::of_result(50, 50, false), Bound::Lower);
+        assert_eq!(Bound::of_result(10, 50, true), Bound::Exact);
+        assert_eq!(Bound::of_result(10, 50, false), Bound::Upper);
+        let entry = |score, bound| TtEntry {
+            move_code: 0,
+            score,
+            static_eval: 0,
+            depth: 1,
+            bound,
+        };
+        // A lower bound settles a window it fails high on, an upper bound
+        // one it fails low on, an exact score any window.
+        assert!(entry(60, Bound::Lower).cuts(0, 60));
+        assert!(!entry(59, Bound::Lower).cuts(0, 60));
+        assert!(entry(0, Bound::Upper).cuts(0, 60));
+        assert!(!entry(1, Bound::Upper).cuts(0, 60));
+        assert!(entry(30, Bound::Exact).cuts(0, 60));
+        // Refining an evaluation: only a bound beyond it on its side.
+        assert!(entry(11, Bound::Lower).refines(10));
+        assert!(!entry(10, Bound::Lower).refines(10));
+        assert!(entry(9, Bound::Upper).refines(10));
+        assert!(!entry(10, Bound::Upper).refines(10));
+        assert!(entry(10, Bound::Exact).refines(10));
+    }
 
     #[test]
     fn store_and_probe_round_trip() {
