@@ -569,6 +569,12 @@ impl TraceSet {
         self.bases.shrink_to_fit();
     }
 
+    /// Bytes of heap memory a set of `positions` positions with
+    /// `record_bytes` bytes of records takes (without spare capacity).
+    pub fn heap_bytes_for(positions: usize, record_bytes: usize) -> usize {
+        record_bytes + positions * 4 + positions.div_ceil(1 << BASE_SHIFT) * 8
+    }
+
     /// Bytes of heap memory used (capacity, not length).
     pub fn heap_bytes(&self) -> usize {
         self.bytes.capacity() + self.starts.capacity() * 4 + self.bases.capacity() * 8
