@@ -1,94 +1,78 @@
 #!/usr/bin/env bash
 # Benchmark: our makebook against Debian's `polyglot make-book` on the same
-# PGN with matched settings; prints both times, the speed ratio, and compares
-# the (position, move) entry sets of the two books.
+# PGN with matched settings (collections only, same maximum ply and minimum
+# game count); prints both times, the speed ratio, and compares the
+# (position, move) entry sets of the two books.
 #
 # usage: scripts/bench-makebook.sh [-p MAX_PLY] [-m MIN_GAME] [-r RUNS] [PGN ...]
-#   PGN defaults to every collection in $SHARED_DATA/pgn (SHARED_DATA defaults
-#   to ../shared/data beside the repository, else /work/shared/data); the
-#   files are concatenated because polyglot reads a single file.
+#   PGN defaults to every collection in $SHARED_DATA/pgn; the files are
+#   concatenated because polyglot reads a single file. The runs are
+#   interleaved (polyglot, makebook 1 thread, makebook all threads), RUNS
+#   rounds (default 5), and each figure is the median. Book sizes come from
+#   makebook's --summary JSON.
 #   Environment: MAKEBOOK (binary to test; default: built with cargo),
-#   POLYGLOT (default: /usr/games/polyglot).
-set -euo pipefail
+#   POLYGLOT (default: /usr/games/polyglot), BENCH_JSON (write the figures
+#   there as JSON, for scripts/bench.sh).
+. "$(dirname "$0")/bench-lib.sh"
 
 max_ply=30
 min_game=1
-runs=3
+runs=5
 while getopts "p:m:r:" opt; do
-  case $opt in
-    p) max_ply=$OPTARG ;;
-    m) min_game=$OPTARG ;;
-    r) runs=$OPTARG ;;
-    *) sed -n '2,12p' "$0"; exit 2 ;;
-  esac
+    case $opt in
+        p) max_ply=$OPTARG ;;
+        m) min_game=$OPTARG ;;
+        r) runs=$OPTARG ;;
+        *) sed -n '2,15p' "$0"; exit 2 ;;
+    esac
 done
 shift $((OPTIND - 1))
 
-root=$(cd "$(dirname "$0")/.." && pwd)
 polyglot=${POLYGLOT:-/usr/games/polyglot}
 if [[ ! -x $polyglot ]]; then
-  echo "bench-makebook: $polyglot not found (apt-get install polyglot)" >&2
-  exit 1
+    echo "bench-makebook: $polyglot not found (apt-get install polyglot)" >&2
+    exit 1
 fi
-if [[ -z ${MAKEBOOK:-} ]]; then
-  (cd "$root" && cargo build --release -q -p makebook)
-  MAKEBOOK=$root/target/release/makebook
-fi
-
-if [[ $# -eq 0 ]]; then
-  shared=${SHARED_DATA:-}
-  if [[ -z $shared ]]; then
-    for candidate in "$root/../shared/data" /work/shared/data; do
-      [[ -d $candidate/pgn ]] && { shared=$candidate; break; }
-    done
-  fi
-  [[ -n $shared ]] || { echo "bench-makebook: no PGN given and no shared data found" >&2; exit 1; }
-  set -- "$shared"/pgn/*.pgn
-fi
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cat "$@" > "$work/all.pgn"
-games=$(grep -c '^\[Event ' "$work/all.pgn" || true)
-bytes=$(stat -c %s "$work/all.pgn")
-echo "input: $# file(s), $games games, $((bytes / 1024)) KiB; -max-ply $max_ply, -min-game $min_game; best of $runs runs"
-
-# measure CMD...: runs CMD $runs times; prints the best wall-clock time and
-# the best CPU time (user + system, all threads), in seconds. CPU time is the
-# steadier figure on a machine shared with other jobs.
-measure() {
-  local best_wall="" best_cpu=""
-  for _ in $(seq "$runs"); do
-    /usr/bin/time -f "%e %U %S" -o "$work/time" "$@" > /dev/null 2>&1
-    local wall cpu
-    read -r wall user sys < "$work/time"
-    cpu=$(echo "$user + $sys" | bc -l)
-    if [[ -z $best_wall ]] || (( $(echo "$wall < $best_wall" | bc -l) )); then best_wall=$wall; fi
-    if [[ -z $best_cpu ]] || (( $(echo "$cpu < $best_cpu" | bc -l) )); then best_cpu=$cpu; fi
-  done
-  echo "$best_wall $best_cpu"
-}
-
-read -r t_poly c_poly < <(measure "$polyglot" make-book -pgn "$work/all.pgn" -bin "$work/polyglot.bin" \
-  -max-ply "$max_ply" -min-game "$min_game")
-read -r t_one c_one < <(measure "$MAKEBOOK" --collections-only --threads 1 -p "$max_ply" -m "$min_game" \
-  -o "$work/ours-1.bin" "$work/all.pgn")
-read -r t_all c_all < <(measure "$MAKEBOOK" --collections-only -p "$max_ply" -m "$min_game" \
-  -o "$work/ours.bin" "$work/all.pgn")
+makebook=$(bench_binary MAKEBOOK makebook)
+bench_pgns "$@"
+bench_concat "${PGNS[@]}"
 threads=$(nproc)
+echo "input: ${#PGNS[@]} file(s), $GAMES games, $((BYTES / 1024)) KiB; -max-ply $max_ply, -min-game $min_game; $runs interleaved rounds, medians; $(bench_load)"
 
-rate() { echo "$games / $1" | bc -l | xargs printf "%.0f"; }
-ratio() { echo "$1 / $2" | bc -l | xargs printf "%.1f"; }
-echo "                           wall clock                          cpu time (user+sys)"
-printf "polyglot make-book       : %6.3f s %7s games/s               %6.3f s\n" \
-  "$t_poly" "$(rate "$t_poly")" "$c_poly"
-printf "makebook --threads 1     : %6.3f s %7s games/s %5sx faster  %6.3f s %5sx less\n" \
-  "$t_one" "$(rate "$t_one")" "$(ratio "$t_poly" "$t_one")" "$c_one" "$(ratio "$c_poly" "$c_one")"
-printf "makebook --threads %-5s : %6.3f s %7s games/s %5sx faster  %6.3f s\n" \
-  "$threads" "$t_all" "$(rate "$t_all")" "$(ratio "$t_poly" "$t_all")" "$c_all"
-echo "load average: $(cut -d' ' -f1-3 /proc/loadavg) on $threads cores"
+ours=(--no-progress --collections-only --max-ply "$max_ply" --min-count "$min_game")
+for ((i = 0; i < runs; i++)); do
+    bench_add polyglot "$(bench_run polyglot "$polyglot" make-book -pgn "$WORK/all.pgn" \
+        -bin "$WORK/polyglot.bin" -max-ply "$max_ply" -min-game "$min_game")"
+    bench_add one "$(bench_run one "$makebook" "${ours[@]}" --threads 1 \
+        --summary "$WORK/one.json" -o "$WORK/ours-1.bin" "$WORK/all.pgn")"
+    bench_add all "$(bench_run all "$makebook" "${ours[@]}" --threads "$threads" \
+        --summary "$WORK/all.json" -o "$WORK/ours.bin" "$WORK/all.pgn")"
+done
 
-python3 - "$work/polyglot.bin" "$work/ours.bin" "$work/ours-1.bin" <<'PY'
+rate() { awk -v g="$GAMES" -v t="$1" 'BEGIN { printf "%.0f", g / t }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", a / b }'; }
+w_p=$(bench_median polyglot 1) c_p=$(bench_median polyglot 2)
+w_1=$(bench_median one 1) c_1=$(bench_median one 2)
+w_a=$(bench_median all 1) c_a=$(bench_median all 2)
+echo "                           wall clock (median)                 cpu time (user+sys)"
+printf "polyglot make-book       : %6.3f s %7s games/s                %6.3f s\n" \
+    "$w_p" "$(rate "$w_p")" "$c_p"
+printf "makebook --threads 1     : %6.3f s %7s games/s %6sx faster  %6.3f s %5sx less\n" \
+    "$w_1" "$(rate "$w_1")" "$(ratio "$w_p" "$w_1")" "$c_1" "$(ratio "$c_p" "$c_1")"
+printf "makebook --threads %-5s : %6.3f s %7s games/s %6sx faster  %6.3f s\n" \
+    "$threads" "$w_a" "$(rate "$w_a")" "$(ratio "$w_p" "$w_a")" "$c_a"
+echo "makebook: $(json "$WORK/one.json" .counts.entries) entries for $(json "$WORK/one.json" .counts.positions) positions from $(json "$WORK/one.json" .counts.games_used) games"
+figure polyglot_games_per_s "$(rate "$w_p")"
+figure polyglot_cpu_games_per_s "$(rate "$c_p")"
+figure makebook_1t_games_per_s "$(rate "$w_1")"
+figure makebook_1t_cpu_games_per_s "$(rate "$c_1")"
+figure makebook_all_games_per_s "$(rate "$w_a")"
+figure threads "$threads"
+figure games "$GAMES"
+figure rounds "$runs"
+figure load "$(cut -d' ' -f1 /proc/loadavg)"
+
+python3 - "$WORK/polyglot.bin" "$WORK/ours.bin" "$WORK/ours-1.bin" >"$WORK/compare.txt" <<'PY'
 import struct, sys
 
 def load(path):
@@ -114,3 +98,5 @@ same_top = sum(1 for k in by_pos_p if k in by_pos_o and max(by_pos_p[k])[1] == m
 print(f"positions whose heaviest move is the same in both books: {same_top} of {len(by_pos_p)} "
       "(weights differ by design: polyglot 2W+D, makebook points^2/n scaled per position)")
 PY
+cat "$WORK/compare.txt"
+figure entry_sets "$(grep -m1 'entry sets:' "$WORK/compare.txt" | awk '{ print $3 }')"

@@ -9,7 +9,8 @@
 #   default: shared/data's 238k labeled positions, repeated to 1,000,000.
 # Environment: EPOCHS (default 5), ROUNDS (interleaved repetitions, default 2),
 #   BATCH (mini-batch size of both tuners, default 16384 = Ethereal's),
-#   ETHEREAL_GIT (a clone or bare git dir of AndyGrant/Ethereal; skipped if absent).
+#   ETHEREAL_GIT (a clone or bare git dir of AndyGrant/Ethereal; skipped if absent),
+#   BENCH_JSON (write the figures there as JSON, for scripts/bench.sh).
 #
 # Ethereal's source is exported into a temporary folder, its tuner.h is set
 # to this data (NPOSITIONS), a batch-loop timer is added to tuner.c, and it
@@ -17,9 +18,9 @@
 # Its tuned terms are all NORMAL and COMPLEXITY terms but KingShelter,
 # KingStorm and PawnConnected32: 636 terms x (mg, eg), like our 636 entries.
 # Nothing of Ethereal's is kept.
-set -euo pipefail
-cd "$(dirname "$0")/.."
-root=$PWD
+. "$(dirname "$0")/bench-lib.sh"
+cd "$ROOT"
+root=$ROOT
 data=${1:-../shared/data/labeled/masters-quiet-labeled.epd}
 [ -f "$data" ] || data=data/labeled/masters-quiet-20k.epd
 positions=${2:-1000000}
@@ -29,8 +30,7 @@ batch=${BATCH:-16384}
 ethereal_git=${ETHEREAL_GIT:-/work/.mirror/AndyGrant+Ethereal/repo}
 cargo build --release --quiet -p tuner
 tuner=$root/target/release/tuner
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+work=$WORK
 
 lines=$(wc -l <"$data")
 reps=$(((positions + lines - 1) / lines))
@@ -141,4 +141,5 @@ for key in bytes_per_position peak_rss_bytes_per_position trace_positions_per_s 
     line+=" $key=${summary[$key]:-n/a}"
 done
 echo "$line"
+for key in "${!summary[@]}"; do figure "$key" "${summary[$key]}"; done
 echo "median of $((rounds * epochs)) epochs each; load average: $(cut -d' ' -f1-3 /proc/loadavg)"

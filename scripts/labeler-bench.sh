@@ -13,8 +13,9 @@
 #                                 [-t THREADS] [-r RUNS] [EPD]
 #   EPD defaults to data/labeled/masters-quiet-20k.epd (positions are taken
 #   from its start; the file is shuffled, so this is a random sample).
-#   Environment: LABELER, ENGINE (binaries; default: built with cargo).
-set -euo pipefail
+#   Environment: LABELER, ENGINE (binaries; default: built with cargo),
+#   BENCH_JSON (write the figures there as JSON, for scripts/bench.sh).
+. "$(dirname "$0")/bench-lib.sh"
 
 nodes=5000
 positions=100
@@ -33,16 +34,10 @@ while getopts "n:p:c:t:r:" opt; do
 done
 shift $((OPTIND - 1))
 
-root=$(cd "$(dirname "$0")/.." && pwd)
-epd=${1:-$root/data/labeled/masters-quiet-20k.epd}
-if [[ -z ${LABELER:-} || -z ${ENGINE:-} ]]; then
-  (cd "$root" && cargo build --release -q -p labeler -p engine)
-fi
-labeler=${LABELER:-$root/target/release/labeler}
-engine=${ENGINE:-$root/target/release/engine}
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+epd=${1:-$ROOT/data/labeled/masters-quiet-20k.epd}
+labeler=$(bench_binary LABELER labeler)
+engine=$(bench_binary ENGINE engine)
+work=$WORK
 head -n "$positions" "$epd" > "$work/sample.epd"
 head -n "$compare_positions" "$epd" > "$work/compare.epd"
 
@@ -54,10 +49,10 @@ run() {
   shift 2
   local timing plies
   timing=$( { TIMEFORMAT='%R %U %S'; time "$labeler" "$input" -o "$work/$name.epd" \
-    --overwrite --no-progress --nodes "$nodes" --threads "$threads" "$@" \
-    2> "$work/$name.log"; } 2>&1 )
+    --overwrite --no-progress --nodes "$nodes" --threads "$threads" \
+    --summary "$work/$name.json" "$@" 2> "$work/$name.log"; } 2>&1 )
   read -r wall user sys <<< "$timing"
-  plies=$(sed -n 's/.*average length \([0-9.]*\) plies.*/\1/p' "$work/$name.log")
+  plies=$(json "$work/$name.json" '.figures.average_plies * 10 | round / 10')
   echo "$wall $(echo "$user + $sys" | bc -l) $plies"
 }
 
@@ -69,7 +64,7 @@ keep_best() {
   fi
 }
 
-echo "labeler benchmark: $threads threads, $nodes nodes/move, best of $runs runs ($(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg))"
+echo "labeler benchmark: $threads threads, $nodes nodes/move, best of $runs runs ($(bench_load))"
 echo "(wall-clock figures depend on the machine's load; the CPU figures estimate"
 echo " an unloaded machine: games per CPU-second x $threads threads)"
 
@@ -79,6 +74,7 @@ read -r wall cpu plies <<< "$selfplay"
 printf 'in-process self-play: %d positions, average %s plies: %.2f s wall = %.2f games/s; %.2f CPU-s = %.2f games/s on %d free cores\n' \
   "$positions" "$plies" "$wall" "$(echo "$positions / $wall" | bc -l)" \
   "$cpu" "$(echo "$positions * $threads / $cpu" | bc -l)" "$threads"
+figure selfplay_games_per_s "$(echo "$positions / $wall" | bc -l)"
 
 # Interleaved, so that both sides see the same load on average.
 inprocess="" external=""
@@ -97,6 +93,7 @@ for side in in ext; do
 done
 printf 'in-process / external speed ratio: %.2fx by wall clock, %.2fx by CPU time\n' \
   "$(echo "$ext_wall / $in_wall" | bc -l)" "$(echo "$ext_cpu / $in_cpu" | bc -l)"
+figure external_over_inprocess_wall "$(echo "$ext_wall / $in_wall" | bc -l)"
 if cmp -s "$work/inprocess.epd" "$work/external.epd"; then
   echo "labels: identical"
 else

@@ -2,6 +2,7 @@
 //! benchmarking and testing commands.
 
 use engine::runtime::exit::is_broken_pipe;
+use engine::{say, say_raw};
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
@@ -35,23 +36,6 @@ use engine::runtime::interrupt::{EXIT_INTERRUPTED, Interrupt};
 use engine::runtime::summary::{Status as SummaryStatus, Summary};
 use engine::search::{SEARCH_PARAMS, SearchLimits, SearchParams, Searcher};
 use engine::uci::UciSession;
-
-/// `println!` to standard output that returns an error (a full disk, a
-/// closed pipe) instead of panicking.
-macro_rules! say {
-    ($($arg:tt)*) => {
-        writeln!(std::io::stdout().lock(), $($arg)*).context("cannot write to standard output")
-    };
-}
-
-/// `print!` to standard output, as [`say!`].
-macro_rules! say_raw {
-    ($($arg:tt)*) => {
-        write!(std::io::stdout().lock(), $($arg)*)
-            .and_then(|()| std::io::stdout().flush())
-            .context("cannot write to standard output")
-    };
-}
 
 /// A UCI chess engine. Without a command it speaks UCI on standard input and
 /// output.

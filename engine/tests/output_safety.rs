@@ -3,6 +3,10 @@
 //! quietly on a closed pipe, and `match --pgn` is written atomically, never
 //! over an input and never replacing a device.
 
+#[path = "support/cli.rs"]
+mod cli;
+
+use cli::{assert_clean_failure, stderr};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
@@ -13,18 +17,6 @@ rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1
 
 fn engine() -> Command {
     Command::new(env!("CARGO_BIN_EXE_engine"))
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// Exit 1 with a message naming `needle`, and no panic.
-fn assert_clean_failure(out: &Output, needle: &str) {
-    let text = stderr(out);
-    assert_eq!(out.status.code(), Some(1), "{text}");
-    assert!(text.contains(needle), "no {needle:?} in {text}");
-    assert!(!text.contains("panicked"), "{text}");
 }
 
 fn to_full(cmd: &mut Command) -> Output {

@@ -2,9 +2,13 @@
 //! positions, bad input, determinism across threads, sharding and merge,
 //! resuming after a real SIGKILL, and external-engine failures.
 
+#[path = "../../engine/tests/support/cli.rs"]
+mod cli;
+
+use cli::{ctrl_c, run_ok, write};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Small node budget: the tests check plumbing, not playing strength.
@@ -14,23 +18,6 @@ const SAMPLE_POSITIONS: usize = 16;
 
 fn labeler() -> Command {
     Command::new(env!("CARGO_BIN_EXE_labeler"))
-}
-
-fn run_ok(cmd: &mut Command) -> Output {
-    let out = cmd.output().expect("labeler runs");
-    assert!(
-        out.status.success(),
-        "labeler failed: {}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
 }
 
 fn sample_positions(count: usize) -> String {
@@ -439,11 +426,7 @@ fn ctrl_c_writes_finished_positions_in_order_and_the_rerun_completes() {
         assert!(child.try_wait().unwrap().is_none(), "labeler ended early");
         std::thread::sleep(Duration::from_millis(20));
     }
-    let status = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
+    ctrl_c(&child);
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130), "interrupted runs exit with 130");
     // Whole lines only, in input order: a prefix of the uninterrupted run.

@@ -3,8 +3,12 @@
 //! (also with --overwrite), `merge` refuses to write over a shard, and the
 //! rejects file is written atomically (complete, or not at all).
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+#[path = "../../engine/tests/support/cli.rs"]
+mod cli;
+
+use cli::{assert_clean_failure, stderr, write};
+use std::path::Path;
+use std::process::Command;
 
 const POSITIONS: &str = "\
 8/8/8/8/8/2k5/8/K1q5 w - - 0 1 c9 \"0-1\";
@@ -16,24 +20,6 @@ fn labeler() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_labeler"));
     cmd.args(["--nodes", "200", "--threads", "1", "--no-progress"]);
     cmd
-}
-
-fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
-    let path = dir.join(name);
-    std::fs::write(&path, text).unwrap();
-    path
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// Exit 1 with a message naming `needle`, and no panic.
-fn assert_clean_failure(out: &Output, needle: &str) {
-    let text = stderr(out);
-    assert_eq!(out.status.code(), Some(1), "{text}");
-    assert!(text.contains(needle), "no {needle:?} in {text}");
-    assert!(!text.contains("panicked"), "{text}");
 }
 
 #[test]

@@ -5,13 +5,17 @@
 //! engines (ours over UCI gives the in-process games; a hung one fails its
 //! games without stopping the run) and bad input.
 
+#[path = "../../engine/tests/support/cli.rs"]
+mod cli;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::str::FromStr;
 use std::time::{Duration, Instant};
 
 use bulletformat::{ChessBoard, DataLoader};
+use cli::{ctrl_c, run_ok};
 
 /// Small node budget: the tests check plumbing, not playing strength.
 const TEST_NODES: &str = "400";
@@ -29,17 +33,6 @@ fn selfplay(output: &Path, args: &[&str]) -> Command {
         .args(["--nodes", TEST_NODES, "--no-progress"])
         .args(args);
     cmd
-}
-
-fn run_ok(cmd: &mut Command) -> Output {
-    let out = cmd.output().expect("labeler runs");
-    assert!(
-        out.status.success(),
-        "labeler failed: {}\n{}",
-        out.status,
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
 }
 
 fn run_err(cmd: &mut Command) -> String {
@@ -319,11 +312,7 @@ fn ctrl_c_stops_cleanly_and_the_rerun_completes() {
     run_ok(&mut selfplay(&reference, &games));
     let output = dir.path().join("out.epd");
     let mut child = spawn_until(&mut selfplay(&output, &games), &output, 1);
-    let status = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
+    ctrl_c(&child);
     let status = child.wait().unwrap();
     assert_eq!(status.code(), Some(130), "interrupted runs exit with 130");
     let text = std::fs::read_to_string(&output).unwrap();

@@ -7,15 +7,15 @@
 //! pgn-extract's `-e` classification, where installed). Ctrl-C stops a
 //! run without touching the output, and the summary says so.
 
+#[path = "../../engine/tests/support/cli.rs"]
+mod cli;
+
 mod support;
 
 use std::process::Command;
 
+use cli::{ctrl_c, workspace};
 use support::{Fixtures, makebook, run_ok};
-
-fn workspace() -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 /// The input without the lines of the tags `makebook eco` writes.
 fn without_eco_tags(text: &str) -> String {
@@ -239,11 +239,7 @@ fn an_interrupted_run_writes_nothing_and_says_so() {
         std::thread::sleep(std::time::Duration::from_millis(20));
     }
     std::thread::sleep(std::time::Duration::from_millis(200));
-    let status = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(status.success());
+    ctrl_c(&child);
     // More games (over a chunk's worth) let it reach its next check; it
     // stops reading once it has seen the interrupt.
     for _ in 0..10 {

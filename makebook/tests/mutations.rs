@@ -12,41 +12,13 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use engine::formats::book::PolyglotBook;
-use mutate::{Mutator, line_count};
+use mutate::{Mutator, line_count, mutated_pgn, split_games};
 use shakmaty::{Chess, Position};
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../data")
         .join(name)
-}
-
-fn split_games(text: &[u8]) -> Vec<Vec<u8>> {
-    let mut games = Vec::new();
-    let mut start = 0;
-    for (i, window) in text.windows(8).enumerate() {
-        if i > start && window == b"\n[Event " {
-            games.push(text[start..=i].to_vec());
-            start = i + 1;
-        }
-    }
-    games.push(text[start..].to_vec());
-    games
-}
-
-/// Every other game mutated.
-fn mutated_file(games: &[Vec<u8>], count: usize, mutator: &mut Mutator) -> Vec<u8> {
-    let mut text = Vec::new();
-    for i in 0..count {
-        let game = &games[i % games.len()];
-        if i % 2 == 0 {
-            text.extend(mutator.mutate(game));
-            text.extend_from_slice(b"\n\n");
-        } else {
-            text.extend_from_slice(game);
-        }
-    }
-    text
 }
 
 #[test]
@@ -62,8 +34,11 @@ fn mutated_games_and_annotations_are_reported_never_fatal() {
     let mut reported = 0;
     for run in 0..4 {
         let files = [
-            ("annotated.pgn", mutated_file(&annotated, 400, &mut mutator)),
-            ("games.pgn", mutated_file(&collection, 600, &mut mutator)),
+            (
+                "annotated.pgn",
+                mutated_pgn(&annotated, 0, 400, &mut mutator),
+            ),
+            ("games.pgn", mutated_pgn(&collection, 0, 600, &mut mutator)),
         ];
         let mut paths = Vec::new();
         let mut lines = Vec::new();

@@ -3,10 +3,14 @@
 //! than replaced, and every print path fails with exit 1 and a message on a
 //! full device.
 
+#[path = "../../engine/tests/support/cli.rs"]
+mod cli;
+
 mod support;
 
-use std::process::{Output, Stdio};
+use std::process::Stdio;
 
+use cli::{assert_clean_failure, stderr};
 use support::{Fixtures, makebook, run_ok};
 
 const GAMES: &str = "\
@@ -20,18 +24,6 @@ const GAMES: &str = "\
 
 1. d4 d5 0-1
 ";
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// Exit 1 with a message naming `needle`, and no panic.
-fn assert_clean_failure(out: &Output, needle: &str) {
-    let text = stderr(out);
-    assert_eq!(out.status.code(), Some(1), "{text}");
-    assert!(text.contains(needle), "no {needle:?} in {text}");
-    assert!(!text.contains("panicked"), "{text}");
-}
 
 #[test]
 fn a_book_named_like_an_input_is_refused() {

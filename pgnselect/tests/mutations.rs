@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::Command;
 
 use engine::formats::labeled::LabeledReader;
-use mutate::{Mutator, line_count};
+use mutate::{Mutator, line_count, mutated_pgn, split_games};
 
 /// Runs over mutated collections, each of this many games.
 const RUNS: usize = 12;
@@ -19,17 +19,7 @@ const GAMES_PER_RUN: usize = 250;
 
 fn games() -> Vec<Vec<u8>> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/pgn/fischer-300.pgn");
-    let text = std::fs::read(path).unwrap();
-    let mut games = Vec::new();
-    let mut start = 0;
-    for (i, window) in text.windows(8).enumerate() {
-        if i > start && window == b"\n[Event " {
-            games.push(text[start..=i].to_vec());
-            start = i + 1;
-        }
-    }
-    games.push(text[start..].to_vec());
-    games
+    split_games(&std::fs::read(path).unwrap())
 }
 
 /// The number before `label` in the summary.
@@ -51,17 +41,7 @@ fn mutated_games_are_reported_never_fatal() {
     let dir = tempfile::tempdir().unwrap();
     let mut reported = 0;
     for run in 0..RUNS {
-        let mut text = Vec::new();
-        for i in 0..GAMES_PER_RUN {
-            let game = &games[(run * GAMES_PER_RUN + i) % games.len()];
-            // Every other game intact, so that the damage is local.
-            if i % 2 == 0 {
-                text.extend(mutator.mutate(game));
-                text.extend_from_slice(b"\n\n");
-            } else {
-                text.extend_from_slice(game);
-            }
-        }
+        let text = mutated_pgn(&games, run * GAMES_PER_RUN, GAMES_PER_RUN, &mut mutator);
         let input = dir.path().join(format!("m{run}.pgn"));
         std::fs::write(&input, &text).unwrap();
         let lines = line_count(&text) as u64;

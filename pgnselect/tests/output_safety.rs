@@ -4,9 +4,13 @@
 //! a message, no panic), and no temporary file outlives a run, whether it
 //! was stopped by Ctrl-C or killed outright.
 
+#[path = "../../engine/tests/support/cli.rs"]
+mod cli;
+
+use cli::{assert_clean_failure, ctrl_c, stderr};
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 fn fischer() -> PathBuf {
@@ -17,18 +21,6 @@ fn pgnselect() -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_pgnselect"));
     cmd.arg("--no-progress");
     cmd
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// Exit 1 with a message, and no panic.
-fn assert_clean_failure(out: &Output, needle: &str) {
-    let text = stderr(out);
-    assert_eq!(out.status.code(), Some(1), "{text}");
-    assert!(text.contains(needle), "no {needle:?} in {text}");
-    assert!(!text.contains("panicked"), "{text}");
 }
 
 fn hidden_files(dir: &Path) -> Vec<String> {
@@ -196,11 +188,7 @@ fn no_temporary_file_outlives_a_run() {
     // Ctrl-C: the run stops, exit 130, the previous output is untouched and
     // the temporary file is gone.
     let mut child = start_on_stdin(&output);
-    let interrupted = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(interrupted.success());
+    ctrl_c(&child);
     drop(child.stdin.take());
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));

@@ -3,10 +3,14 @@
 //! deduplication, reproducibility across thread counts, malformed games,
 //! the random move, labels and output formats.
 
+#[path = "../../engine/tests/support/cli.rs"]
+mod cli;
+
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use cli::ctrl_c;
 use engine::chess::position::key;
 use engine::formats::labeled::{GameResult, LabeledPosition, LabeledReader};
 use shakmaty::{Color, Position};
@@ -382,11 +386,7 @@ fn ctrl_c_stops_the_run_and_writes_nothing() {
         .spawn()
         .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(500));
-    let killed = Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    assert!(killed.success());
+    ctrl_c(&child);
     let started = std::time::Instant::now();
     let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);

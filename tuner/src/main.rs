@@ -3,6 +3,7 @@
 //! tuned weights as a params file and as the engine's generated `params.rs`.
 
 use engine::runtime::exit::is_broken_pipe;
+use engine::{say, say_raw};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -29,23 +30,6 @@ use tuner::space::ParamSpace;
 use tuner::stream::StreamData;
 use tuner::trace_set::TraceSet;
 use tuner::trainer::{Split, Stop, Trainer, TrainerSettings, TrainingData, fit_objective};
-
-/// `println!` to standard output that returns an error (a full disk, a
-/// closed pipe) instead of panicking.
-macro_rules! say {
-    ($($arg:tt)*) => {
-        writeln!(std::io::stdout().lock(), $($arg)*).context("cannot write to standard output")
-    };
-}
-
-/// `print!` to standard output, as [`say!`].
-macro_rules! say_raw {
-    ($($arg:tt)*) => {
-        write!(std::io::stdout().lock(), $($arg)*)
-            .and_then(|()| std::io::stdout().flush())
-            .context("cannot write to standard output")
-    };
-}
 
 /// Texel tuning of the engine's evaluation.
 ///

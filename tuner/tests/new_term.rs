@@ -12,24 +12,14 @@
 //! (`target/scratch-builds`), so after the first run only the engine and the
 //! tuner are recompiled.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+#[path = "../../engine/tests/support/cli.rs"]
+mod cli;
 
+use std::path::Path;
+use std::process::Command;
+
+use cli::{ok, workspace};
 use engine::eval::{Group, schema};
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn ok(what: &str, out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "{what} failed: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout.clone()).unwrap()
-}
 
 /// The code blocks of the README's section on adding a term, in order, with
 /// the list indentation removed.

@@ -3,25 +3,17 @@
 //! devices are written to rather than replaced, and a full device is an
 //! error with exit 1 and a message.
 
+#[path = "../../engine/tests/support/cli.rs"]
+mod cli;
+
+use cli::{assert_clean_failure, stderr};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
 fn tuner(dir: &Path) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_tuner"));
     cmd.current_dir(dir);
     cmd
-}
-
-fn stderr(out: &Output) -> String {
-    String::from_utf8_lossy(&out.stderr).into_owned()
-}
-
-/// Exit 1 with a message naming `needle`, and no panic.
-fn assert_clean_failure(out: &Output, needle: &str) {
-    let text = stderr(out);
-    assert_eq!(out.status.code(), Some(1), "{text}");
-    assert!(text.contains(needle), "no {needle:?} in {text}");
-    assert!(!text.contains("panicked"), "{text}");
 }
 
 /// A few hundred real positions.

@@ -5,13 +5,13 @@
 //! that always crashes stops the run with a clear error and nothing lost;
 //! bad options are clear errors.
 
+#[path = "../../engine/tests/support/cli.rs"]
+mod cli;
+
+use cli::workspace;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 /// Our engine, beside the tuner binary (built when missing).
 fn engine() -> PathBuf {

@@ -3,12 +3,12 @@
 //! resume, bad-line handling, measurement-only runs, and the generated
 //! `params.rs` compiling into the engine with the same values.
 
+#[path = "../../engine/tests/support/cli.rs"]
+mod cli;
+
+use cli::{ok, workspace};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
 
 fn data() -> PathBuf {
     workspace().join("data/labeled/masters-quiet-20k.epd")
@@ -20,16 +20,6 @@ fn tuner(args: &[&str], dir: &Path) -> Output {
         .current_dir(dir)
         .output()
         .expect("run tuner")
-}
-
-fn ok(out: &Output) -> String {
-    assert!(
-        out.status.success(),
-        "tuner failed: {}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout.clone()).unwrap()
 }
 
 /// The parameter lines of a params file (its header names the command).
@@ -55,10 +45,13 @@ fn losses(path: &Path) -> Vec<String> {
 fn gradient_check_passes_for_every_objective() {
     let dir = tempfile::tempdir().unwrap();
     for objective in ["mse", "log", "ordinal"] {
-        let out = ok(&tuner(
-            &["-V", "-O", objective, data().to_str().unwrap()],
-            dir.path(),
-        ));
+        let out = ok(
+            "tuner",
+            &tuner(
+                &["-V", "-O", objective, data().to_str().unwrap()],
+                dir.path(),
+            ),
+        );
         assert!(out.contains("gradient check passed"), "{out}");
     }
     // With blended search scores too.
@@ -71,10 +64,13 @@ fn gradient_check_passes_for_every_objective() {
         .map(|(i, l)| format!("{l} ce {};\n", (i as i32 % 400) - 200))
         .collect();
     std::fs::write(&scored, text).unwrap();
-    let out = ok(&tuner(
-        &["-V", "--lambda", "0.5", scored.to_str().unwrap()],
-        dir.path(),
-    ));
+    let out = ok(
+        "tuner",
+        &tuner(
+            &["-V", "--lambda", "0.5", scored.to_str().unwrap()],
+            dir.path(),
+        ),
+    );
     assert!(out.contains("gradient check passed"), "{out}");
 }
 
@@ -84,23 +80,26 @@ fn results_do_not_depend_on_the_thread_count() {
     let run = |threads: &str, batch: &str| {
         let out = dir.path().join(format!("t{threads}-{batch}.params"));
         let log = dir.path().join(format!("t{threads}-{batch}.csv"));
-        ok(&tuner(
-            &[
-                "-c",
-                threads,
-                "-n",
-                "15",
-                "--batch-size",
-                batch,
-                "--no-emit-rust",
-                "-x",
-                out.to_str().unwrap(),
-                "--log",
-                log.to_str().unwrap(),
-                data().to_str().unwrap(),
-            ],
-            dir.path(),
-        ));
+        ok(
+            "tuner",
+            &tuner(
+                &[
+                    "-c",
+                    threads,
+                    "-n",
+                    "15",
+                    "--batch-size",
+                    batch,
+                    "--no-emit-rust",
+                    "-x",
+                    out.to_str().unwrap(),
+                    "--log",
+                    log.to_str().unwrap(),
+                    data().to_str().unwrap(),
+                ],
+                dir.path(),
+            ),
+        );
         (values(&out), losses(&log))
     };
     for batch in ["0", "5000"] {
@@ -130,22 +129,31 @@ fn resume_equals_an_uninterrupted_run() {
         ]
     };
     let straight = common("straight.params", "straight.csv", "12");
-    ok(&tuner(
-        &straight.iter().map(String::as_str).collect::<Vec<_>>(),
-        dir.path(),
-    ));
+    ok(
+        "tuner",
+        &tuner(
+            &straight.iter().map(String::as_str).collect::<Vec<_>>(),
+            dir.path(),
+        ),
+    );
     let first = common("resumed.params", "resumed.csv", "5");
-    ok(&tuner(
-        &first.iter().map(String::as_str).collect::<Vec<_>>(),
-        dir.path(),
-    ));
+    ok(
+        "tuner",
+        &tuner(
+            &first.iter().map(String::as_str).collect::<Vec<_>>(),
+            dir.path(),
+        ),
+    );
     let mut second = common("resumed.params", "resumed.csv", "12");
     let cp = dir.path().join("resumed.params.checkpoint");
     second.extend(["--resume".into(), cp.to_str().unwrap().into()]);
-    ok(&tuner(
-        &second.iter().map(String::as_str).collect::<Vec<_>>(),
-        dir.path(),
-    ));
+    ok(
+        "tuner",
+        &tuner(
+            &second.iter().map(String::as_str).collect::<Vec<_>>(),
+            dir.path(),
+        ),
+    );
     assert_eq!(
         values(&dir.path().join("straight.params")),
         values(&dir.path().join("resumed.params"))
@@ -312,10 +320,13 @@ fn resume_with_recompute_pv_equals_an_uninterrupted_run() {
         if resume {
             args.extend(["--resume".into(), format!("{}.checkpoint", x.display())]);
         }
-        ok(&tuner(
-            &args.iter().map(String::as_str).collect::<Vec<_>>(),
-            dir.path(),
-        ));
+        ok(
+            "tuner",
+            &tuner(
+                &args.iter().map(String::as_str).collect::<Vec<_>>(),
+                dir.path(),
+            ),
+        );
     };
     run("straight", "7", false);
     run("resumed", "5", false);
@@ -365,19 +376,22 @@ fn tuning_lowers_validation_loss_and_measure_only_reports_it() {
     let dir = tempfile::tempdir().unwrap();
     let x = dir.path().join("t.params");
     let summary = dir.path().join("t.json");
-    let out = ok(&tuner(
-        &[
-            "-n",
-            "40",
-            "--no-emit-rust",
-            "-x",
-            x.to_str().unwrap(),
-            "--summary",
-            summary.to_str().unwrap(),
-            data().to_str().unwrap(),
-        ],
-        dir.path(),
-    ));
+    let out = ok(
+        "tuner",
+        &tuner(
+            &[
+                "-n",
+                "40",
+                "--no-emit-rust",
+                "-x",
+                x.to_str().unwrap(),
+                "--summary",
+                summary.to_str().unwrap(),
+                data().to_str().unwrap(),
+            ],
+            dir.path(),
+        ),
+    );
     let line = out
         .lines()
         .find(|l| l.trim_start().starts_with("validation loss"))
@@ -419,18 +433,21 @@ fn tuning_lowers_validation_loss_and_measure_only_reports_it() {
         .collect();
     std::fs::write(&v, text).unwrap();
     let before = std::fs::read_to_string(&x).unwrap();
-    let out = ok(&tuner(
-        &[
-            "-n",
-            "0",
-            "-i",
-            x.to_str().unwrap(),
-            "--validation-file",
-            v.to_str().unwrap(),
-            data().to_str().unwrap(),
-        ],
-        dir.path(),
-    ));
+    let out = ok(
+        "tuner",
+        &tuner(
+            &[
+                "-n",
+                "0",
+                "-i",
+                x.to_str().unwrap(),
+                "--validation-file",
+                v.to_str().unwrap(),
+                data().to_str().unwrap(),
+            ],
+            dir.path(),
+        ),
+    );
     assert!(out.contains("validation loss"), "{out}");
     assert_eq!(std::fs::read_to_string(&x).unwrap(), before);
 }
@@ -454,7 +471,7 @@ fn bad_lines_are_reported_with_line_numbers_and_skipped() {
     );
     std::fs::write(&f, lines.join("\n")).unwrap();
     let out = tuner(&["-n", "0", f.to_str().unwrap()], dir.path());
-    ok(&out);
+    ok("tuner", &out);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bad.epd:11:"), "{err}");
     assert!(err.contains("bad.epd:21:"), "{err}");
@@ -471,7 +488,10 @@ fn the_default_run_does_not_touch_the_engine_source() {
     std::fs::create_dir_all(&eval_dir).unwrap();
     let source = eval_dir.join("params.rs");
     std::fs::write(&source, "// the engine's own file\n").unwrap();
-    ok(&tuner(&["-n", "1", data().to_str().unwrap()], dir.path()));
+    ok(
+        "tuner",
+        &tuner(&["-n", "1", data().to_str().unwrap()], dir.path()),
+    );
     assert_eq!(
         std::fs::read_to_string(&source).unwrap(),
         "// the engine's own file\n"
@@ -490,18 +510,21 @@ fn emitted_params_rs_compiles_into_the_engine() {
     std::fs::create_dir_all(&copy).unwrap();
     copy_dir(&workspace().join("engine"), &copy.join("engine"));
     let rs = copy.join("engine/src/eval/params.rs");
-    ok(&tuner(
-        &[
-            "-n",
-            "5",
-            "-x",
-            x.to_str().unwrap(),
-            "-f",
-            rs.to_str().unwrap(),
-            data().to_str().unwrap(),
-        ],
-        dir.path(),
-    ));
+    ok(
+        "tuner",
+        &tuner(
+            &[
+                "-n",
+                "5",
+                "-x",
+                x.to_str().unwrap(),
+                "-f",
+                rs.to_str().unwrap(),
+                data().to_str().unwrap(),
+            ],
+            dir.path(),
+        ),
+    );
     let generated = std::fs::read_to_string(&rs).unwrap();
     assert!(generated.contains("command: "), "provenance header");
     assert!(generated.contains("masters-quiet-20k.epd (20000 positions"));
@@ -530,7 +553,7 @@ fn emitted_params_rs_compiles_into_the_engine() {
         .env("CARGO_TARGET_DIR", &target)
         .output()
         .unwrap();
-    let printed = ok(&out);
+    let printed = ok("tuner", &out);
     let printed_values: Vec<&str> = printed.lines().filter(|l| !l.starts_with('#')).collect();
     assert_eq!(printed_values, values(&x));
 }
@@ -601,7 +624,7 @@ fn bullet_text_and_binary_inputs_give_the_epd_losses() {
             ],
             dir.path(),
         );
-        let stdout = ok(&out);
+        let stdout = ok("tuner", &out);
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         assert!(stderr.contains("3000 positions"), "{name}: {stderr}");
         outputs.push(stdout);
@@ -670,7 +693,7 @@ fn trace_cache_and_compressed_inputs_train_identically() {
         ];
         args.extend_from_slice(source);
         let output = tuner(&args, dir.path());
-        ok(&output);
+        ok("tuner", &output);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert!(stderr.contains("training 3600 positions"), "{stderr}");
         (values(&out), losses(&log))

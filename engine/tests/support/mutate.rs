@@ -122,3 +122,39 @@ impl Mutator {
 pub fn line_count(bytes: &[u8]) -> usize {
     bytes.iter().filter(|&&b| b == b'\n').count() + 1
 }
+
+/// The games of a PGN text: cut before every `[Event ` that starts a line
+/// (each game keeps the blank lines after it).
+pub fn split_games(text: &[u8]) -> Vec<Vec<u8>> {
+    let mut games = Vec::new();
+    let mut start = 0;
+    for (i, window) in text.windows(8).enumerate() {
+        if i > start && window == b"\n[Event " {
+            games.push(text[start..=i].to_vec());
+            start = i + 1;
+        }
+    }
+    games.push(text[start..].to_vec());
+    games
+}
+
+/// A PGN text of `count` games taken in turn from `games`, starting at
+/// game `first`: every other one mutated, so that the damage stays local.
+pub fn mutated_pgn(
+    games: &[Vec<u8>],
+    first: usize,
+    count: usize,
+    mutator: &mut Mutator,
+) -> Vec<u8> {
+    let mut text = Vec::new();
+    for i in 0..count {
+        let game = &games[(first + i) % games.len()];
+        if i % 2 == 0 {
+            text.extend(mutator.mutate(game));
+            text.extend_from_slice(b"\n\n");
+        } else {
+            text.extend_from_slice(game);
+        }
+    }
+    text
+}
