@@ -240,16 +240,19 @@ fn resume_with_stream_equals_an_uninterrupted_run() {
     let dir = tempfile::tempdir().unwrap();
     let cache = dir.path().join("set.traces");
     let d = data();
-    ok(&tuner(
-        &[
-            "-n",
-            "0",
-            "--save-traces",
-            cache.to_str().unwrap(),
-            d.to_str().unwrap(),
-        ],
-        dir.path(),
-    ));
+    ok(
+        "tuner",
+        &tuner(
+            &[
+                "-n",
+                "0",
+                "--save-traces",
+                cache.to_str().unwrap(),
+                d.to_str().unwrap(),
+            ],
+            dir.path(),
+        ),
+    );
     let run = |x: &str, epochs: &str, resume: bool| {
         let out = dir.path().join(format!("{x}.params"));
         let log = dir.path().join(format!("{x}.csv"));
@@ -272,7 +275,7 @@ fn resume_with_stream_equals_an_uninterrupted_run() {
             args.extend(["--resume", &checkpoint]);
         }
         let output = tuner(&args, dir.path());
-        ok(&output);
+        ok("tuner", &output);
         let stderr = String::from_utf8_lossy(&output.stderr);
         assert_eq!(
             stderr.contains("resuming after epoch 3"),
@@ -727,7 +730,7 @@ fn trace_cache_and_compressed_inputs_train_identically() {
         ],
         dir.path(),
     );
-    ok(&out);
+    ok("tuner", &out);
     assert!(
         String::from_utf8_lossy(&out.stderr).contains("saved 4000 traced positions"),
         "{}",
