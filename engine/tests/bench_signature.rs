@@ -6,7 +6,7 @@
 use std::process::Command;
 
 /// Nodes of `engine bench` (default depth, one thread, compiled weights).
-const SIGNATURE: u64 = 6_061_605;
+const SIGNATURE: u64 = 6_270_792;
 
 #[test]
 fn engine_bench_node_count_is_the_signature() {

@@ -13,7 +13,7 @@ use std::io::Cursor;
 use std::path::Path;
 
 use capture::Capture;
-use engine::chess::position::{fen_of, key, parse_fen, play_uci};
+use engine::chess::position::{fen_of, key, parse_fen, play_uci, polyglot_key};
 use engine::formats::book::{BookEntry, PolyglotBook, encode_move};
 use engine::formats::labeled::{LabeledReader, parse_line};
 use engine::formats::{epd_suite, params_file, perft_suite};
@@ -102,6 +102,9 @@ fn fen_and_moves() {
                 let again = parse_fen(&written).expect("a written FEN parses");
                 assert_eq!(fen_of(&again), written);
                 assert_eq!(key(&again), key(&pos));
+                // The written FEN keeps only a usable en-passant square, where the
+                // book hash and the key agree.
+                assert_eq!(polyglot_key(&again), key(&pos));
                 let mut pos = pos;
                 for m in line.split_whitespace() {
                     match play_uci(&pos, m) {

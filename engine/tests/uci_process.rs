@@ -7,7 +7,9 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
-use engine::chess::position::play_uci;
+use engine::chess::position::{parse_fen, play_uci};
+use engine::eval::{Params, schema};
+use engine::formats::params_file;
 use shakmaty::Chess;
 
 /// A running engine with its input and a channel of its output lines.
@@ -288,4 +290,60 @@ fn the_largest_hash_answers_isready_at_once() {
     e.line("go depth 3");
     let (best, _) = e.bestmove(PROMPT);
     assert!(play_uci(&Chess::default(), &best).is_ok(), "{best}");
+}
+
+/// Every `go` ends bounded, whatever the weights: with the compiled weights
+/// and with every evaluation weight at its minimum or at its maximum (a
+/// `ParamsFile`), on positions whose first iteration explodes in quiescence
+/// (338,583 nodes at depth 1 with the compiled weights), `go nodes 1000` searches at
+/// most 1000 nodes and `go movetime 50` answers promptly.
+#[test]
+fn node_and_time_limits_hold_with_weights_at_their_bounds() {
+    let dir = tempfile::tempdir().unwrap();
+    let fens = [
+        "r1bqkb1r/8/2n2n2/pppppppp/PPPPPPPP/2N2N2/8/R1BQKB1R w - - 0 1",
+        "rnbqkbnr/8/8/pppppppp/PPPPPPPP/8/8/RNBQKBNR w - - 0 1",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    ];
+    for (name, bound) in [
+        ("compiled", None),
+        ("minimum", Some(false)),
+        ("maximum", Some(true)),
+    ] {
+        let mut e = Engine::start();
+        if let Some(max) = bound {
+            let mut params = Params::defaults();
+            for i in 0..Params::NUM_SCALARS {
+                let b = schema::block_of_scalar(i);
+                params.set_scalar(i, if max { b.max } else { b.min });
+            }
+            let path = dir.path().join(format!("{name}.txt"));
+            std::fs::write(&path, params_file::to_text(&params, &[])).unwrap();
+            e.line(&format!(
+                "setoption name ParamsFile value {}",
+                path.display()
+            ));
+        }
+        e.line("isready");
+        let lines = e.until("readyok", PROMPT);
+        assert!(Engine::info_strings(&lines).is_empty(), "{lines:#?}");
+        for fen in fens {
+            let pos = parse_fen(fen).unwrap();
+            e.line(&format!("position fen {fen}"));
+            e.line("go nodes 1000");
+            let (best, lines) = e.bestmove(PROMPT);
+            assert!(play_uci(&pos, &best).is_ok(), "{name}: {fen}: {best}");
+            for line in lines.iter().filter(|l| l.starts_with("info ")) {
+                if let Some(n) = line.split(" nodes ").nth(1) {
+                    let n: u64 = n.split_whitespace().next().unwrap().parse().unwrap();
+                    assert!(n <= 1000, "{name}: {fen}: {line}");
+                }
+            }
+            let started = Instant::now();
+            e.line("go movetime 50");
+            let (best, _) = e.bestmove(PROMPT);
+            assert!(play_uci(&pos, &best).is_ok(), "{name}: {fen}: {best}");
+            assert!(started.elapsed() < Duration::from_secs(2), "{name}: {fen}");
+        }
+    }
 }

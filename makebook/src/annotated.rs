@@ -17,7 +17,7 @@
 use std::ops::ControlFlow;
 
 use engine::chess::excerpt::excerpt_bytes;
-use engine::chess::position::{key, key_after};
+use engine::chess::position::{polyglot_key, polyglot_key_after};
 use engine::chess::san::resolve_san;
 use engine::formats::book::encode_move;
 use engine::formats::pgn_games::GameVisitor;
@@ -191,7 +191,7 @@ impl Visitor for AnnotatedVisitor<'_> {
         (self.moves_read, self.dropped_by_colour) = (0, 0);
         match tags.start() {
             Ok(start) => {
-                let key = key(&start.position);
+                let key = polyglot_key(&start.position);
                 ControlFlow::Continue(AnnotatedGame {
                     lines: vec![Line::new(start.position, key)],
                     moves_played: 0,
@@ -240,7 +240,7 @@ impl Visitor for AnnotatedVisitor<'_> {
         let before = line.pos.clone();
         line.pos.play_unchecked(m);
         let before_key = line.key;
-        line.key = key_after(&before, before_key, &m, &line.pos);
+        line.key = polyglot_key_after(&before, before_key, &m, &line.pos);
         line.before_last = Some((before, before_key));
         line.has_moves = true;
         line.final_evaluation = None;

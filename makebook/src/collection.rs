@@ -12,7 +12,7 @@
 
 use std::ops::ControlFlow;
 
-use engine::chess::position::{key, key_after};
+use engine::chess::position::{polyglot_key, polyglot_key_after};
 use engine::chess::san::resolve_san;
 use engine::formats::book::encode_move;
 use engine::formats::labeled::GameResult;
@@ -240,7 +240,7 @@ impl Visitor for CollectionVisitor<'_> {
         self.result = tags.result;
         match tags.start() {
             Ok(start) => {
-                let key = key(&start.position);
+                let key = polyglot_key(&start.position);
                 ControlFlow::Continue(GameInProgress {
                     pos: start.position,
                     key,
@@ -288,7 +288,7 @@ impl Visitor for CollectionVisitor<'_> {
         }
         let before = game.pos.clone();
         game.pos.play_unchecked(m);
-        game.key = key_after(&before, game.key, &m, &game.pos);
+        game.key = polyglot_key_after(&before, game.key, &m, &game.pos);
         game.ply += 1;
         game.moves_played += 1;
         CONTINUE

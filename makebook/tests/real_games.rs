@@ -182,3 +182,44 @@ fn debian_gnuchess_book_reads_identically_here_and_in_python_chess() {
         assert_eq!(their_moves, book_moves(&book, line), "after {line:?}");
     }
 }
+
+/// Book keys are the Polyglot format's hash, also where a pawn stands ready
+/// to capture en passant and may not (pinned on its rank): python-chess
+/// finds the moves of that position, and so does our reader.
+#[test]
+fn unusable_en_passant_positions_are_keyed_as_polyglot_does() {
+    let fx = Fixtures::new();
+    let game = "[Event \"pin\"]\n[FEN \"4k3/2p5/8/KP5r/8/8/8/8 b - - 0 1\"]\n\
+                [SetUp \"1\"]\n[Result \"1/2-1/2\"]\n\n1... c5 2. Ka4 Ke7 1/2-1/2\n";
+    let (book, _) = fx.build(&[game], &["--collections-only"]);
+    let fen = "4k3/8/8/KPp4r/8/8/8/8 w - c6 0 2";
+    let pos = engine::chess::position::parse_fen(fen).unwrap();
+    let ours: Vec<String> = book
+        .moves(&pos)
+        .iter()
+        .map(|(m, _)| engine::chess::position::uci_of(m))
+        .collect();
+    assert_eq!(ours, ["a5a4"]);
+    if !python_chess_available("unusable_en_passant_positions_are_keyed_as_polyglot_does") {
+        return;
+    }
+    let out = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import sys, chess, chess.polyglot\n\
+             b = chess.Board(sys.argv[2])\n\
+             assert not b.has_legal_en_passant() and b.ep_square is not None\n\
+             with chess.polyglot.open_reader(sys.argv[1]) as r:\n    \
+                 print(' '.join(e.move.uci() for e in r.find_all(b)))\n",
+        ])
+        .arg(fx.path("book.bin"))
+        .arg(fen)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "a5a4");
+}

@@ -3,7 +3,7 @@
 //! names is legal.
 #![no_main]
 
-use engine::chess::position::{fen_of, key, parse_fen, play_uci};
+use engine::chess::position::{fen_of, key, parse_fen, play_uci, polyglot_key};
 use libfuzzer_sys::fuzz_target;
 use shakmaty::Position;
 
@@ -20,6 +20,9 @@ fuzz_target!(|data: &[u8]| {
     let again = parse_fen(&written).expect("a written FEN parses");
     assert_eq!(fen_of(&again), written);
     assert_eq!(key(&again), key(&pos));
+    // The written FEN keeps only a usable en-passant square, where the
+    // book hash and the key agree.
+    assert_eq!(polyglot_key(&again), key(&pos));
     let mut pos = pos;
     for m in moves.split_whitespace() {
         match play_uci(&pos, m) {

@@ -4,18 +4,29 @@
 //! The rules themselves are [`shakmaty`]'s; this module owns the conventions
 //! that the whole workspace must agree on:
 //!
-//! * **Keys.** A position's key is its Polyglot Zobrist hash, computed exactly
-//!   as python-chess's `chess.polyglot.zobrist_hash` does: the en-passant file
-//!   is hashed only when a pawn of the side to move stands ready to capture
-//!   (pseudo-legal mode, legality of the capture ignored). The same key serves
-//!   the transposition table, repetition detection, deduplication and the
-//!   opening book. [`key_after`] updates a key incrementally and falls back to
-//!   a full recomputation for the moves shakmaty cannot update cheaply.
+//! * **Keys.** A position's key ([`key`]) depends only on what the position
+//!   is: pieces, side to move, castling rights, and the en-passant file only
+//!   when an en-passant capture is legal (as the FEN writer shows it and as
+//!   the rules count positions for repetition). It is computed with the
+//!   Polyglot random numbers, so it equals the Polyglot hash in every
+//!   position but one where a pawn stands ready to capture en passant and may
+//!   not (pinned, or its king in check the capture does not answer). The key
+//!   serves the transposition table, repetition detection and deduplication;
+//!   parse → key → write → parse gives the same key. [`key_after`] updates it
+//!   incrementally and falls back to a full recomputation for the moves
+//!   shakmaty cannot update cheaply.
+//! * **Book keys.** Opening books use the Polyglot format's own hash
+//!   ([`polyglot_key`]), computed exactly as the format, the polyglot program
+//!   and python-chess's `chess.polyglot.zobrist_hash` do: the en-passant file
+//!   is hashed whenever a pawn of the side to move stands ready to capture
+//!   (legality of the capture ignored), so books stay interchangeable.
 //! * **FEN/EPD.** [`parse_fen`] accepts a FEN with or without move clocks
 //!   (four-field EPD boards included) and rejects illegal positions with a
-//!   typed reason. A stale en-passant square or castling right that does not
-//!   match the board is repaired rather than rejected, as real data sets carry
-//!   them.
+//!   typed reason. The syntax is read as strictly as python-chess reads it
+//!   (eight ranks of eight squares, no two digits in a row, no variant
+//!   extensions such as pockets, promoted markers or `_` separators). A stale
+//!   en-passant square or castling right that does not match the board is
+//!   repaired rather than rejected, as real data sets carry them.
 
 use shakmaty::fen::Fen;
 use shakmaty::zobrist::Zobrist64;
@@ -26,8 +37,11 @@ use thiserror::Error;
 
 use super::excerpt::excerpt;
 
-/// The en-passant convention of our keys (see the module documentation).
-pub const KEY_EP_MODE: EnPassantMode = EnPassantMode::PseudoLegal;
+/// The en-passant convention of [`key`] (see the module documentation).
+pub const KEY_EP_MODE: EnPassantMode = EnPassantMode::Legal;
+
+/// The en-passant convention of [`polyglot_key`], the Polyglot format's.
+pub const POLYGLOT_EP_MODE: EnPassantMode = EnPassantMode::PseudoLegal;
 
 /// Why a FEN could not become a position.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
@@ -69,8 +83,12 @@ pub enum PositionParseError {
 /// ```
 pub fn parse_fen(text: &str) -> Result<Chess, PositionParseError> {
     let text = text.trim();
+    let fields = check_fen_syntax(text).map_err(|reason| PositionParseError::Syntax {
+        fen: excerpt(text),
+        reason,
+    })?;
     let fen: Fen =
-        text.parse().map_err(
+        fields.parse().map_err(
             |e: shakmaty::fen::ParseFenError| PositionParseError::Syntax {
                 fen: excerpt(text),
                 reason: e.to_string(),
@@ -80,6 +98,79 @@ pub fn parse_fen(text: &str) -> Result<Chess, PositionParseError> {
         fen: excerpt(text),
         reason,
     })
+}
+
+/// The strict syntax checks that shakmaty leaves out (it also reads the
+/// variants' FEN extensions): fields separated by whitespace, at most six of
+/// them; a board of eight ranks of eight squares, each a piece letter or a
+/// digit 1–8 with no two digits in a row; a side `w` or `b`; castling `-` or
+/// letters `KQkq` (or X-FEN files); an en-passant field `-` or a square;
+/// move clocks of digits only. Returns the fields joined by single spaces
+/// (shakmaty splits at spaces only).
+fn check_fen_syntax(text: &str) -> Result<String, String> {
+    if text.contains('_') {
+        return Err("'_' is not a FEN field separator".to_string());
+    }
+    let fields: Vec<&str> = text.split_ascii_whitespace().collect();
+    if fields.len() > 6 {
+        return Err(format!("{} fields, at most 6 expected", fields.len()));
+    }
+    let Some(board) = fields.first() else {
+        return Err("empty FEN".to_string());
+    };
+    let ranks: Vec<&str> = board.split('/').collect();
+    if ranks.len() != 8 {
+        return Err(format!("{} ranks in the board, 8 expected", ranks.len()));
+    }
+    for (i, rank) in ranks.iter().enumerate() {
+        let name = 8 - i;
+        let (mut squares, mut last_was_digit) = (0u32, false);
+        for c in rank.chars() {
+            match c {
+                '1'..='8' if last_was_digit => {
+                    return Err(format!("two digits in a row in rank {name}"));
+                }
+                '1'..='8' => {
+                    squares += c.to_digit(10).expect("a digit");
+                    last_was_digit = true;
+                }
+                'p' | 'n' | 'b' | 'r' | 'q' | 'k' | 'P' | 'N' | 'B' | 'R' | 'Q' | 'K' => {
+                    squares += 1;
+                    last_was_digit = false;
+                }
+                _ => return Err(format!("{c:?} in rank {name} is not a piece or a count")),
+            }
+        }
+        if squares != 8 {
+            return Err(format!("rank {name} has {squares} squares, 8 expected"));
+        }
+    }
+    if let Some(side) = fields.get(1)
+        && !matches!(*side, "w" | "b")
+    {
+        return Err("the side to move is not 'w' or 'b'".to_string());
+    }
+    if let Some(castling) = fields.get(2)
+        && *castling != "-"
+        && !castling
+            .chars()
+            .all(|c| matches!(c, 'K' | 'Q' | 'k' | 'q' | 'A'..='H' | 'a'..='h'))
+    {
+        return Err("castling rights are not '-' or letters KQkq".to_string());
+    }
+    if let Some(ep) = fields.get(3) {
+        let b = ep.as_bytes();
+        let square = b.len() == 2 && (b'a'..=b'h').contains(&b[0]) && (b'1'..=b'8').contains(&b[1]);
+        if *ep != "-" && !square {
+            return Err("the en-passant field is not '-' or a square".to_string());
+        }
+    }
+    for clock in fields.iter().skip(4) {
+        if !clock.bytes().all(|b| b.is_ascii_digit()) {
+            return Err("a move clock is not a number".to_string());
+        }
+    }
+    Ok(fields.join(" "))
 }
 
 /// Turns a [`Setup`] into a legal position with the same leniency as
@@ -116,7 +207,8 @@ pub fn append_epd_board(pos: &Chess, out: &mut Vec<u8>) {
     shakmaty::fen::Epd::from_position(pos, EnPassantMode::Legal).append_ascii_to(out);
 }
 
-/// The Polyglot Zobrist key of a position (see the module documentation).
+/// The key of a position: its identity for the transposition table,
+/// repetitions and deduplication (see the module documentation).
 ///
 /// # Examples
 /// ```
@@ -135,6 +227,26 @@ pub fn key_after(before: &Chess, before_key: u64, m: &Move, after: &Chess) -> u6
     match before.update_zobrist_hash::<Zobrist64>(Zobrist64(before_key), *m, KEY_EP_MODE) {
         Some(z) => z.0,
         None => key(after),
+    }
+}
+
+/// The Polyglot book hash of a position, as the Polyglot format defines it
+/// (see the module documentation); the key of opening-book entries.
+///
+/// # Examples
+/// ```
+/// let start = shakmaty::Chess::default();
+/// assert_eq!(engine::chess::position::polyglot_key(&start), 0x463b96181691fc9c);
+/// ```
+pub fn polyglot_key(pos: &Chess) -> u64 {
+    pos.zobrist_hash::<Zobrist64>(POLYGLOT_EP_MODE).0
+}
+
+/// [`key_after`] for [`polyglot_key`].
+pub fn polyglot_key_after(before: &Chess, before_key: u64, m: &Move, after: &Chess) -> u64 {
+    match before.update_zobrist_hash::<Zobrist64>(Zobrist64(before_key), *m, POLYGLOT_EP_MODE) {
+        Some(z) => z.0,
+        None => polyglot_key(after),
     }
 }
 
@@ -252,6 +364,84 @@ mod tests {
         // A stale en-passant square is repaired.
         let pos = parse_fen("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e3 0 1").unwrap();
         assert_eq!(key(&pos), 0x463b96181691fc9c);
+    }
+
+    /// The fuzz target `fen` found it: a pawn ready to capture en passant
+    /// that may not (the capture would open the g2 bishop's diagonal to its
+    /// king). The key, like the written FEN, leaves the square out, so the
+    /// FEN round trip keeps the key; the book hash keeps it, as Polyglot does.
+    #[test]
+    fn key_ignores_an_en_passant_square_that_cannot_be_used() {
+        let text = "r4rn1/pb2bppp/np3n2/2pkN3/N2pPB2/6P1/PPP2PBP/R4RK1 b - e3";
+        let pos = parse_fen(text).unwrap();
+        let written = fen_of(&pos);
+        assert_eq!(
+            written,
+            "r4rn1/pb2bppp/np3n2/2pkN3/N2pPB2/6P1/PPP2PBP/R4RK1 b - - 0 1"
+        );
+        let again = parse_fen(&written).unwrap();
+        assert_eq!(key(&again), key(&pos));
+        assert_ne!(polyglot_key(&pos), polyglot_key(&again));
+        assert_eq!(key(&pos), polyglot_key(&again));
+        // Where the capture is legal, both hash the file.
+        let ep = after_moves(&["e2e4", "a7a6", "e4e5", "d7d5"]);
+        assert_eq!(key(&ep), polyglot_key(&ep));
+        assert_eq!(fen_of(&ep).split(' ').nth(3), Some("d6"));
+        assert_eq!(key(&parse_fen(&fen_of(&ep)).unwrap()), key(&ep));
+    }
+
+    #[test]
+    fn incremental_keys_match_full_keys_around_unusable_en_passant() {
+        // White king a5, pawn b5, Black rook h5: after ...c7c5 the capture
+        // b5xc6 would empty the rank between the rook and the king.
+        let mut pos = parse_fen("4k3/2p5/8/KP5r/8/8/8/8 b - - 0 1").unwrap();
+        let (mut k, mut pk) = (key(&pos), polyglot_key(&pos));
+        for uci in ["c7c5", "a5a4", "e8e7"] {
+            let (next, m) = play_uci(&pos, uci).unwrap();
+            k = key_after(&pos, k, &m, &next);
+            pk = polyglot_key_after(&pos, pk, &m, &next);
+            pos = next;
+            assert_eq!(k, key(&pos), "after {uci}");
+            assert_eq!(pk, polyglot_key(&pos), "after {uci}");
+            if uci == "c7c5" {
+                assert_ne!(k, pk, "the pinned b5 pawn's capture is not legal");
+            }
+        }
+    }
+
+    /// python-chess refuses these; so do we (shakmaty alone reads them).
+    #[test]
+    fn strict_fen_syntax() {
+        for bad in [
+            "r4rn1/pb2bppp/np3n2/2pkN3/N2pPB2/6P1/PPP2PBP/R22RK1 b - -",
+            "8/8/8/8/8/8/8/K1k41 w - -",
+            "8/8/8/8/8/8/8/K1k5/ w - -",
+            "8/8/8/8/8/8/K1k5 w - -",
+            "8/8/8/8/8/8/8/K1k5_w_-_-",
+            "8/8/8/8/8/8/8/K1k5 w - - 0 1 extra",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR/ w KQkq - 0 1",
+            "rnbqkbn1/pppppppQ~/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - +1 1",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 3+3 0 1",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR x KQkq - 0 1",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq e9 0 1",
+            "rnbqkbnr/pppppppp/08/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        ] {
+            assert!(
+                matches!(parse_fen(bad), Err(PositionParseError::Syntax { .. })),
+                "{bad}: {:?}",
+                parse_fen(bad)
+            );
+        }
+        for good in [
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w HAha - 0 1",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR  w\tKQkq - 0 1",
+        ] {
+            assert!(parse_fen(&good.replace("\\t", "\t")).is_ok(), "{good}");
+        }
     }
 
     #[test]

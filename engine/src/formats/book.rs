@@ -3,7 +3,7 @@
 //! A Polyglot `.bin` book is a flat array of 16-byte big-endian entries
 //! `(key: u64, move: u16, weight: u16, learn: u32)` sorted by key (and, by
 //! convention, by weight descending within a key), where the key is the
-//! position's Polyglot Zobrist hash ([`crate::chess::position::key`]). Moves are
+//! position's Polyglot Zobrist hash ([`crate::chess::position::polyglot_key`]). Moves are
 //! encoded as `to` square in bits 0–5, `from` square in bits 6–11 (square
 //! index = rank × 8 + file, a1 = 0) and the promotion piece in bits 12–14
 //! (1 knight, 2 bishop, 3 rook, 4 queen); castling is written as the king
@@ -279,7 +279,7 @@ impl PolyglotBook {
     /// weights, in file order (heaviest first in a well-formed book); a
     /// move listed twice is reported once, with its first weight.
     pub fn moves(&self, pos: &Chess) -> Vec<(Move, u16)> {
-        let entries = self.entries_for(crate::chess::position::key(pos));
+        let entries = self.entries_for(crate::chess::position::polyglot_key(pos));
         if entries.is_empty() {
             return Vec::new();
         }
@@ -376,7 +376,7 @@ fn write_sorted(path: &Path, entries: &[BookEntry]) -> Result<(), BookError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chess::position::{key, parse_fen, play_uci, uci_of};
+    use crate::chess::position::{parse_fen, play_uci, polyglot_key as key, uci_of};
     use rand::SeedableRng;
 
     fn entry(key: u64, raw_move: u16, weight: u16) -> BookEntry {

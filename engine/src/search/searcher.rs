@@ -187,8 +187,9 @@ struct Worker {
     published_nodes: u64,
     seldepth: usize,
     stopped: bool,
-    /// Whether limits and stop flags may abort (false for `resolve` and
-    /// before depth 1 is complete).
+    /// Whether limits and stop flags may abort: from the first node of a
+    /// search (a quiescence explosion in the first iteration obeys them
+    /// too), never in `resolve` and `score_within`.
     abortable: bool,
     use_tt: bool,
     node_limit: Option<u64>,
@@ -306,6 +307,12 @@ impl Worker {
 
     #[inline]
     fn count_node(&mut self, shared: &Shared, ply: usize) {
+        // A node entered after the stop (a pruning step's search that does
+        // not look at the flag first) is not searched, so not counted: a
+        // node limit is never exceeded.
+        if self.stopped {
+            return;
+        }
         self.nodes += 1;
         if ply > self.seldepth {
             self.seldepth = ply;
@@ -912,6 +919,7 @@ impl Worker {
         self.keys.extend_from_slice(history_keys);
         self.keys.push(key(pos));
         self.reset_run_state(true, limits.nodes, threads);
+        self.abortable = true;
         self.nmp_min_ply = 0;
         self.root_best = None;
         self.root_score = -INFINITY;
@@ -1022,7 +1030,6 @@ impl Worker {
             result.depth = depth as u32;
             result.score = score;
             previous_score = score;
-            self.abortable = true;
             if self.id == 0 {
                 self.report(shared, depth, score, -INFINITY, INFINITY, on_info);
                 if legal_moves == 1 && self.deadline.budget.is_some() {
@@ -1291,8 +1298,8 @@ impl Searcher {
         let total: u64 = self.workers.iter().map(|w| w.nodes).sum();
         result.nodes = total;
         if result.best_move.is_none() {
-            // Unreachable in practice (depth 1 is never aborted), but never
-            // return no move from a position that has one.
+            // A limit or a stop ended the first iteration before its first
+            // root move was searched: any legal move rather than none.
             result.best_move = Some(legal[0]);
             result.pv = vec![legal[0]];
         }
