@@ -50,7 +50,8 @@ for ((i = 0; i < runs; i++)); do
     bench_add sampled "$(bench_run sampled "$pgnselect" --no-progress --threads 1 \
         --summary "$WORK/sampled.json" -o "$WORK/sampled.epd" "$WORK/all.pgn")"
 done
-extract_positions=$(wc -l <"$WORK/extract.epd")
+# pgn-extract ends each game's positions with an empty line.
+extract_positions=$(grep -c . "$WORK/extract.epd")
 every_positions=$(json "$WORK/every1.json" .counts.positions_written)
 sampled_positions=$(json "$WORK/sampled.json" .counts.positions_written)
 same=$(cmp -s "$WORK/every1.epd" "$WORK/every2.epd" && echo identical || echo DIFFERENT)

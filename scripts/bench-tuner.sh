@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Tuner benchmark, in one run: bytes per position (traces and peak RSS),
-# tracing and trace-cache load rates, epoch positions/s per core with 1 and
-# 2 threads, and Ethereal's Texel tuner (tuner.c) on the same positions with
-# the same number of weights, run interleaved with ours, with the ratio.
+# Tuner benchmark, in one run: bytes per position (traces, cache file, peak
+# RSS of a run holding them), tracing and trace-cache load rates, epoch
+# positions/s per core with 1 and 2 threads, and Ethereal's Texel tuner
+# (tuner.c) on the same positions with the same number of weights, run
+# interleaved with ours, with the ratio.
 #
 # Usage: scripts/bench-tuner.sh [LABELED.epd] [POSITIONS]
 #   default: shared/data's 238k labeled positions, repeated to 1,000,000.
@@ -39,23 +40,28 @@ echo "data: $data repeated to $positions positions; $epochs epochs, mini-batch $
 median() { sort -g | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "nan" }'; }
 rss_mb() { awk '{ printf "%.1f", $1 / 1024 }' "$1"; }
 
-# 1. Resolve and trace once, saving the trace cache; peak memory.
+# 1. Resolve and trace once, streaming the trace cache (-n 0: nothing else
+#    is kept); its peak memory.
 /usr/bin/time -f "%M" -o "$work/time-trace" "$tuner" -n 0 --k 1 --save-traces "$work/set.traces" \
     --no-emit-rust -x "$work/t.params" "$work/set.epd" >/dev/null 2>"$work/err-trace"
 trace_rate=$(grep -o 'in [0-9.]*s ([0-9]* positions/s' "$work/err-trace" | grep -o '([0-9]*' | tr -d '(')
 bytes=$(grep -o '[0-9]* bytes/position' "$work/err-trace" | grep -o '^[0-9]*')
-peak_kb=$(cat "$work/time-trace")
 cache_bytes=$(stat -c %s "$work/set.traces")
-printf 'traces: %s bytes/position in memory, cache file %.1f bytes/position; resolve+trace %s positions/s; peak RSS %s MB (%.0f bytes/position)\n' \
+printf 'traces: %s bytes/position in memory, cache file %.1f bytes/position; resolve+trace %s positions/s, streamed to the cache with peak RSS %s MB\n' \
     "$bytes" "$(awk -v b="$cache_bytes" -v n="$positions" 'BEGIN { print b / n }')" "$trace_rate" \
-    "$(rss_mb "$work/time-trace")" "$(awk -v k="$peak_kb" -v n="$positions" 'BEGIN { print k * 1024 / n }')"
+    "$(rss_mb "$work/time-trace")"
 
-# 2. Loading the trace cache (twice: the second read is from the page cache).
+# 2. Loading the trace cache (twice: the second read is from the page cache);
+#    peak memory of a run that holds every position (and measures the loss).
 for pass in 1 2; do
-    "$tuner" -n 0 --k 1 --traces "$work/set.traces" --no-emit-rust -x "$work/t.params" >/dev/null 2>"$work/err-load"
+    /usr/bin/time -f "%M" -o "$work/time-load" "$tuner" -n 0 --k 1 --traces "$work/set.traces" \
+        --no-emit-rust -x "$work/t.params" >/dev/null 2>"$work/err-load"
     grep -o 'read [0-9]* positions .* MB/s)' "$work/err-load" | sed "s/^/cache load $pass: /"
 done
 load_rate=$(grep -o '([0-9]* positions/s' "$work/err-load" | grep -o '[0-9]*')
+peak_kb=$(cat "$work/time-load")
+printf 'holding the traces: peak RSS %s MB (%.0f bytes/position)\n' \
+    "$(rss_mb "$work/time-load")" "$(awk -v k="$peak_kb" -v n="$positions" 'BEGIN { print k * 1024 / n }')"
 
 # 3. Ethereal's tuner, built for this data.
 ethereal=""
@@ -98,7 +104,7 @@ fi
 for ((round = 1; round <= rounds; round++)); do
     for threads in 1 2; do
         "$tuner" -c "$threads" -n "$epochs" --k 1 --patience 1000 --batch-size "$batch" --traces "$work/set.traces" \
-            --no-emit-rust -x "$work/o$threads.params" >"$work/ours-$threads-$round" 2>/dev/null
+            --no-emit-rust -x "$work/o$threads.params" >"$work/ours-$threads-$round" 2>"$work/ours-err"
         awk '$1 == "epoch" && $2 >= 1 { print $(NF-2) }' "$work/ours-$threads-$round" >>"$work/rates-ours-$threads"
         if [ -n "$ethereal" ]; then
             (cd "$src" && OMP_NUM_THREADS=$threads ./ethereal-tune >"$work/eth-$threads-$round" 2>&1)
@@ -107,6 +113,8 @@ for ((round = 1; round <= rounds; round++)); do
         fi
     done
 done
+ours_weights=$(grep -o 'tuning [0-9]* of [0-9]* weights' "$work/ours-err" | head -1)
+echo "weights: ours ${ours_weights#tuning } (every group); Ethereal 1272 (636 terms x mg/eg)"
 cmp -s <(grep -v '^#' "$work/o1.params") <(grep -v '^#' "$work/o2.params") \
     && same="identical" || same="DIFFERENT"
 declare -A summary=([bytes_per_position]=$bytes [peak_rss_bytes_per_position]=$(awk -v k="$peak_kb" -v n="$positions" 'BEGIN { printf "%.0f", k * 1024 / n }')

@@ -4,13 +4,15 @@
 //! lines) and short, and whatever parses writes back and parses the same.
 //! A 10 MB bad line is quoted in part, never whole.
 
+#[path = "support/capture.rs"]
+mod capture;
 #[path = "support/mutate.rs"]
 mod mutate;
 
-use std::io::{Cursor, Write};
+use std::io::Cursor;
 use std::path::Path;
-use std::sync::{Arc, Mutex};
 
+use capture::Capture;
 use engine::chess::position::{fen_of, key, parse_fen, play_uci, polyglot_key};
 use engine::formats::book::{BookEntry, PolyglotBook, encode_move};
 use engine::formats::labeled::{LabeledReader, parse_line};
@@ -284,19 +286,6 @@ fn polyglot_books() {
     assert!(opened > 100 && played > 100, "{opened} {played}");
 }
 
-#[derive(Clone, Default)]
-struct Capture(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Capture {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 #[test]
 fn uci_sessions() {
     let seeds: Vec<Vec<u8>> = [
@@ -330,7 +319,7 @@ fn uci_sessions() {
         let out = Capture::default();
         let mut session = UciSession::new(out.clone());
         session.run(Cursor::new(&input)).expect("reading a slice");
-        let text = String::from_utf8(out.0.lock().unwrap().clone()).expect("UTF-8 replies");
+        let text = out.take();
         for line in text.lines() {
             assert!(line.len() < 2000, "{line}");
             if let Some(best) = line.strip_prefix("bestmove ") {

@@ -4,33 +4,17 @@
 //! `engine match --search-params-a`. The compiled defaults search exactly
 //! as before (the bench signature is checked in `bench.rs`).
 
-use std::io::Write;
+#[path = "support/capture.rs"]
+mod capture;
+
 use std::process::Command;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use capture::Capture;
 use engine::eval::Params;
 use engine::search::{SEARCH_PARAMS, SearchLimits, SearchParams, Searcher};
 use engine::uci::UciSession;
-
-#[derive(Clone, Default)]
-struct Capture(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Capture {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Capture {
-    fn take(&self) -> String {
-        String::from_utf8(std::mem::take(&mut *self.0.lock().unwrap())).unwrap()
-    }
-}
 
 /// Runs `go depth 7` from a middlegame position and returns the node count
 /// of the last `info` line.

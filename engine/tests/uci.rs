@@ -1,42 +1,14 @@
 //! The UCI session survives garbage and keeps a correct position.
 
-use std::io::Write;
-use std::sync::{Arc, Mutex};
+#[path = "support/capture.rs"]
+mod capture;
+
 use std::time::{Duration, Instant};
 
+use capture::Capture;
 use engine::chess::position::{fen_of, parse_fen, play_uci};
 use engine::uci::{Flow, UciSession};
 use shakmaty::Position;
-
-/// A writer whose content the test can read while the session owns it.
-#[derive(Clone, Default)]
-struct Capture(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Capture {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-impl Capture {
-    fn text(&self) -> String {
-        String::from_utf8_lossy(&self.0.lock().unwrap()).into_owned()
-    }
-    fn wait_for(&self, needle: &str, timeout: Duration) -> bool {
-        let start = Instant::now();
-        while start.elapsed() < timeout {
-            if self.text().contains(needle) {
-                return true;
-            }
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        false
-    }
-}
 
 fn session() -> (UciSession, Capture) {
     let out = Capture::default();

@@ -101,6 +101,19 @@ pub struct BuildReport {
     pub weighting_time: Duration,
 }
 
+impl BuildReport {
+    /// Games read from the collections: every file but the first (the
+    /// annotated file), or every file with `--collections-only`.
+    pub fn collection_games(&self, collections_only: bool) -> u64 {
+        self.files
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i > 0 || collections_only)
+            .map(|(_, f)| f.games)
+            .sum()
+    }
+}
+
 /// The build was stopped by Ctrl-C (the runtime's interrupt): no book was
 /// written.
 #[derive(Debug, Clone, Copy)]
@@ -418,13 +431,7 @@ pub fn summary(options: &BuildOptions, report: &BuildReport) -> String {
             },
         ));
     }
-    let collection_games: u64 = report
-        .files
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| *i > 0 || options.collections_only)
-        .map(|(_, f)| f.games)
-        .sum();
+    let collection_games = report.collection_games(options.collections_only);
     out.push_str(&format!(
         "  moves read: {} from the annotated file, {} from the collections ({} distinct position-move pairs)\n",
         report.annotated_moves, report.collection_moves, report.collection_pairs
@@ -465,13 +472,7 @@ pub fn json_summary(options: &BuildOptions, report: &BuildReport) -> Summary {
     json.output = Some(options.output.clone());
     let w = &report.weighting;
     let total = |field: fn(&FileReport) -> u64| report.files.iter().map(field).sum::<u64>();
-    let collection_games: u64 = report
-        .files
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| *i > 0 || options.collections_only)
-        .map(|(_, f)| f.games)
-        .sum();
+    let collection_games = report.collection_games(options.collections_only);
     json.count("entries", w.entries)
         .count("positions", w.positions)
         .count("annotated_entries", w.annotated_entries)

@@ -24,7 +24,7 @@
 //! and every record's structure as it reads it.
 
 use std::fs::File;
-use std::io::{BufReader, Read, Seek, SeekFrom, Write};
+use std::io::{BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use engine::eval::danger::FEATURES;
@@ -39,7 +39,7 @@ const MAGIC: &[u8; 8] = b"TUNERTRC";
 /// The trailer's last bytes.
 const END_MAGIC: &[u8; 8] = b"TRCEND\0\0";
 /// The format version this build reads and writes.
-pub const VERSION: u32 = 1;
+pub const VERSION: u32 = 2;
 /// Positions per block (the unit of streaming and of checksums).
 pub const BLOCK_POSITIONS: usize = 1 << 16;
 /// Trailer size: four `u64` and the end magic.
@@ -132,14 +132,106 @@ fn header_text(meta: &CacheMeta) -> String {
 }
 
 /// Writes a cache block by block.
+///
+/// The header names the inputs, which a cache made while loading knows only
+/// at the end: [`CacheWriter::spooled`] writes the blocks to a spool file
+/// beside the target and the header, the blocks and the trailer to the
+/// target on [`CacheWriter::finish_with`], so that memory holds one block.
 pub struct CacheWriter {
-    file: AtomicFile,
+    target: PathBuf,
+    /// `None` once finished.
+    out: Option<Out>,
     block_positions: usize,
     pending: TraceSet,
     positions: u64,
     record_bytes: u64,
-    blocks: u64,
-    chain: Hasher,
+    /// Checksum of each block written.
+    sums: Vec<u64>,
+}
+
+/// Where the blocks go.
+enum Out {
+    /// The header is written (its checksum): blocks follow it.
+    File(AtomicFile, u64),
+    /// No header yet: blocks go to a spool file.
+    Spool(Spool),
+}
+
+/// A temporary file of blocks, removed when dropped (on Unix at once: it
+/// lives on only through its handle).
+struct Spool {
+    file: BufWriter<File>,
+    _name: RemoveOnDrop,
+}
+
+/// A file name removed when this is dropped.
+struct RemoveOnDrop(PathBuf);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+impl Spool {
+    /// A spool file beside `target` (in the temporary directory when that
+    /// is not writable).
+    fn create(target: &Path) -> std::io::Result<Spool> {
+        let name = format!(
+            ".{}.spool-{}",
+            target
+                .file_name()
+                .map_or("traces".into(), |n| n.to_string_lossy()),
+            std::process::id()
+        );
+        let beside = target
+            .parent()
+            .map(|d| {
+                if d.as_os_str().is_empty() {
+                    Path::new(".")
+                } else {
+                    d
+                }
+            })
+            .map(|d| d.join(&name));
+        let open = |path: &Path| {
+            std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .create(true)
+                .truncate(true)
+                .open(path)
+        };
+        let (file, path) = match beside.as_deref().map(|p| (open(p), p)) {
+            Some((Ok(file), path)) => (file, path.to_path_buf()),
+            _ => {
+                let path = std::env::temp_dir().join(&name);
+                (open(&path)?, path)
+            }
+        };
+        // Unix keeps an open file after its name is gone: nothing is left
+        // behind if the process dies.
+        if cfg!(unix) {
+            let _ = std::fs::remove_file(&path);
+        }
+        Ok(Spool {
+            file: BufWriter::with_capacity(1 << 20, file),
+            _name: RemoveOnDrop(path),
+        })
+    }
+}
+
+/// Writes the header for `meta`; returns its checksum.
+fn write_header(file: &mut AtomicFile, meta: &CacheMeta) -> std::io::Result<u64> {
+    let text = header_text(meta);
+    let mut h = Hasher::new();
+    h.write(text.as_bytes());
+    file.write_all(MAGIC)?;
+    file.write_all(&VERSION.to_le_bytes())?;
+    file.write_all(&(text.len() as u32).to_le_bytes())?;
+    file.write_all(text.as_bytes())?;
+    file.write_all(&h.finish().to_le_bytes())?;
+    Ok(h.finish())
 }
 
 impl CacheWriter {
@@ -163,39 +255,55 @@ impl CacheWriter {
         meta: &CacheMeta,
         block_positions: usize,
     ) -> Result<CacheWriter, CacheError> {
-        let block_positions = block_positions.clamp(1, BLOCK_POSITIONS);
         let mut file = AtomicFile::create(path)?;
-        let text = header_text(meta);
-        let mut chain = Hasher::new();
-        let mut h = Hasher::new();
-        h.write(text.as_bytes());
-        chain.write_u64(h.finish());
-        let io = |source| CacheError::Io {
+        let header = write_header(&mut file, meta).map_err(|source| CacheError::Io {
             path: path.to_path_buf(),
             source,
-        };
-        file.write_all(MAGIC).map_err(io)?;
-        file.write_all(&VERSION.to_le_bytes()).map_err(io)?;
-        file.write_all(&(text.len() as u32).to_le_bytes())
-            .map_err(io)?;
-        file.write_all(text.as_bytes()).map_err(io)?;
-        file.write_all(&h.finish().to_le_bytes()).map_err(io)?;
-        Ok(CacheWriter {
-            file,
-            block_positions,
+        })?;
+        Ok(Self::new(path, Out::File(file, header), block_positions))
+    }
+
+    /// Starts a cache at `path` whose header (see [`CacheMeta`]) is given
+    /// at the end, to [`CacheWriter::finish_with`]; until then the blocks
+    /// go to a spool file beside it.
+    ///
+    /// # Errors
+    /// When the spool file cannot be created.
+    pub fn spooled(path: &Path) -> Result<CacheWriter, CacheError> {
+        let spool = Spool::create(path).map_err(|source| CacheError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Ok(Self::new(path, Out::Spool(spool), BLOCK_POSITIONS))
+    }
+
+    fn new(path: &Path, out: Out, block_positions: usize) -> Self {
+        CacheWriter {
+            target: path.to_path_buf(),
+            out: Some(out),
+            block_positions: block_positions.clamp(1, BLOCK_POSITIONS),
             pending: TraceSet::new(),
             positions: 0,
             record_bytes: 0,
-            blocks: 0,
-            chain,
-        })
+            sums: Vec::new(),
+        }
     }
 
     fn io(&self, source: std::io::Error) -> CacheError {
         CacheError::Io {
-            path: self.file.target().to_path_buf(),
+            path: self.target.clone(),
             source,
         }
+    }
+
+    /// Positions appended so far.
+    pub fn positions(&self) -> u64 {
+        self.positions + self.pending.len() as u64
+    }
+
+    /// Record bytes appended so far.
+    pub fn record_bytes(&self) -> u64 {
+        self.record_bytes + self.pending.record_bytes() as u64
     }
 
     /// Appends the positions of `set`.
@@ -226,41 +334,92 @@ impl CacheWriter {
         h.write(&start_bytes);
         h.write(records);
         let sum = h.finish();
+        let out: &mut dyn Write = match self.out.as_mut().expect("an unfinished cache") {
+            Out::File(file, _) => file,
+            Out::Spool(spool) => &mut spool.file,
+        };
         let result = (|| {
-            self.file.write_all(&(block.len() as u32).to_le_bytes())?;
-            self.file.write_all(&(records.len() as u64).to_le_bytes())?;
-            self.file.write_all(&start_bytes)?;
-            self.file.write_all(records)?;
-            self.file.write_all(&sum.to_le_bytes())
+            out.write_all(&(block.len() as u32).to_le_bytes())?;
+            out.write_all(&(records.len() as u64).to_le_bytes())?;
+            out.write_all(&start_bytes)?;
+            out.write_all(records)?;
+            out.write_all(&sum.to_le_bytes())
         })();
         result.map_err(|e| self.io(e))?;
-        self.chain.write_u64(sum);
+        self.sums.push(sum);
         self.positions += block.len() as u64;
         self.record_bytes += records.len() as u64;
-        self.blocks += 1;
         Ok(())
     }
 
     /// Writes the last block and the trailer and commits the file.
     ///
+    /// # Panics
+    /// For a [`CacheWriter::spooled`] cache, which needs
+    /// [`CacheWriter::finish_with`].
+    ///
     /// # Errors
     /// When writing fails.
-    pub fn finish(mut self) -> Result<u64, CacheError> {
+    pub fn finish(self) -> Result<u64, CacheError> {
+        assert!(
+            matches!(self.out, Some(Out::File(..))),
+            "a spooled cache is finished with its header (finish_with)"
+        );
+        self.finish_inner(None)
+    }
+
+    /// Writes the header for `meta` (for a [`CacheWriter::spooled`] cache;
+    /// a cache whose header is written ignores `meta`), the blocks and the
+    /// trailer, and commits the file.
+    ///
+    /// # Errors
+    /// When writing fails.
+    pub fn finish_with(self, meta: &CacheMeta) -> Result<u64, CacheError> {
+        self.finish_inner(Some(meta))
+    }
+
+    fn finish_inner(mut self, meta: Option<&CacheMeta>) -> Result<u64, CacheError> {
         self.write_block()?;
+        let (mut file, header) = match self.out.take().expect("an unfinished cache") {
+            Out::File(file, header) => (file, header),
+            Out::Spool(spool) => {
+                let meta = meta.expect("a spooled cache needs its header");
+                let mut file = AtomicFile::create(&self.target)?;
+                let header = write_header(&mut file, meta)
+                    .and_then(|header| spool.copy_to(&mut file).map(|()| header))
+                    .map_err(|e| self.io(e))?;
+                (file, header)
+            }
+        };
+        let mut chain = Hasher::new();
+        chain.write_u64(header);
+        for &sum in &self.sums {
+            chain.write_u64(sum);
+        }
         let mut trailer = Vec::with_capacity(4 + TRAILER as usize);
         trailer.extend_from_slice(&0u32.to_le_bytes());
         for v in [
             self.positions,
             self.record_bytes,
-            self.blocks,
-            self.chain.finish(),
+            self.sums.len() as u64,
+            chain.finish(),
         ] {
             trailer.extend_from_slice(&v.to_le_bytes());
         }
         trailer.extend_from_slice(END_MAGIC);
-        self.file.write_all(&trailer).map_err(|e| self.io(e))?;
-        self.file.commit()?;
+        file.write_all(&trailer).map_err(|e| self.io(e))?;
+        file.commit()?;
         Ok(self.positions)
+    }
+}
+
+impl Spool {
+    /// Copies the blocks written so far to `out`.
+    fn copy_to(self, out: &mut impl Write) -> std::io::Result<()> {
+        let mut file = self.file.into_inner().map_err(|e| e.into_error())?;
+        file.seek(SeekFrom::Start(0))?;
+        std::io::copy(&mut BufReader::with_capacity(1 << 20, file), out)?;
+        Ok(())
     }
 }
 

@@ -112,9 +112,38 @@ pub fn load(
     resolve: Resolve,
     params: &Arc<Params>,
     keep_samples: bool,
-    mut on_progress: impl FnMut(usize) + Send,
+    on_progress: impl FnMut(usize) + Send,
 ) -> Result<(TraceSet, Vec<Sample>, LoadStats)> {
     let mut set = TraceSet::new();
+    let (kept, stats) = load_each(
+        paths,
+        resolve,
+        params,
+        keep_samples,
+        |traces| {
+            set.extend(traces);
+            Ok(())
+        },
+        on_progress,
+    )?;
+    Ok((set, kept, stats))
+}
+
+/// As [`load`], handing the traced positions to `on_traces` in input
+/// order, a chunk at a time, instead of collecting them (`--save-traces`
+/// streams them to the cache).
+///
+/// # Errors
+/// As [`load`], and the first error of `on_traces`.
+pub fn load_each(
+    paths: &[PathBuf],
+    resolve: Resolve,
+    params: &Arc<Params>,
+    keep_samples: bool,
+    mut on_traces: impl FnMut(&TraceSet) -> Result<()> + Send,
+    mut on_progress: impl FnMut(usize) + Send,
+) -> Result<(Vec<Sample>, LoadStats)> {
+    let mut positions = 0;
     let mut kept = Vec::new();
     let mut stats = LoadStats {
         per_file: paths.iter().map(|p| (p.clone(), 0)).collect(),
@@ -139,9 +168,10 @@ pub fn load(
             stats.per_file[part.file].1 += part.records;
             stats.without_result += part.without_result;
             stats.with_score += part.with_score;
-            set.extend(&part.traces);
+            on_traces(&part.traces)?;
+            positions += part.traces.len();
             kept.extend(part.samples);
-            on_progress(set.len());
+            on_progress(positions);
             Ok::<_, anyhow::Error>(Flow::Continue)
         },
     )?;
@@ -151,7 +181,7 @@ pub fn load(
             stats.malformed - MAX_REPORTED_ERRORS
         );
     }
-    Ok((set, kept, stats))
+    Ok((kept, stats))
 }
 
 /// A file being cut into chunks.

@@ -7,6 +7,7 @@ pub mod cache;
 pub mod checkpoint;
 pub mod dataset;
 pub mod gradient_check;
+pub mod kernel;
 pub mod objective;
 pub mod optimizer;
 pub mod provenance;

@@ -17,7 +17,7 @@ use engine::formats::atomic_file::{AtomicFile, check_outputs};
 use engine::formats::params_file;
 use engine::runtime::interrupt::Interrupt;
 use engine::runtime::summary::{Status as SummaryStatus, Summary};
-use tuner::cache::{self, CacheMeta, CacheReader};
+use tuner::cache::{CacheMeta, CacheReader, CacheWriter};
 use tuner::checkpoint::Checkpoint;
 use tuner::dataset::{self, Resolve};
 use tuner::gradient_check;
@@ -228,6 +228,9 @@ struct TrainArgs {
 
     /// Save the resolved, traced positions of the inputs to this trace
     /// cache (before the validation split), for later runs with --traces.
+    /// The positions stream to it as they are traced; with -n 0 nothing
+    /// else is done and memory stays bounded whatever the size of the
+    /// inputs.
     #[arg(long, value_name = "FILE")]
     save_traces: Option<PathBuf>,
 
@@ -361,6 +364,76 @@ fn starting_params(cli: &TrainArgs) -> Result<Params> {
     Ok(p)
 }
 
+/// Loads, resolves and traces the inputs, streaming them to the
+/// `--save-traces` cache as they come; keeps them when `collect` (else the
+/// returned set is empty and memory stays bounded). Also returns the number
+/// of positions.
+fn trace_inputs(
+    cli: &TrainArgs,
+    params: &Arc<Params>,
+    collect: bool,
+) -> Result<(TraceSet, Vec<dataset::Sample>, dataset::LoadStats, usize)> {
+    let keep = cli.recompute_pv > 0;
+    let start = Instant::now();
+    let bar = progress_bar("tracing");
+    let mut writer = cli
+        .save_traces
+        .as_deref()
+        .map(CacheWriter::spooled)
+        .transpose()?;
+    let mut all = TraceSet::new();
+    let mut positions = 0;
+    let (samples, stats) = dataset::load_each(
+        &cli.inputs,
+        cli.resolve,
+        params,
+        keep,
+        |traces| {
+            if let Some(w) = writer.as_mut() {
+                w.append(traces)?;
+            }
+            if collect {
+                all.extend(traces);
+            }
+            positions += traces.len();
+            Ok(())
+        },
+        |n| bar.set_position(n as u64),
+    )?;
+    bar.finish_and_clear();
+    let secs = start.elapsed().as_secs_f64();
+    eprintln!(
+        "loaded {positions} positions in {secs:.2}s ({:.0} positions/s resolved with {} and traced); \
+         {} without a result rejected, {} malformed lines skipped, {} with a search score",
+        positions as f64 / secs.max(1e-9),
+        cli.resolve,
+        stats.without_result,
+        stats.malformed,
+        stats.with_score
+    );
+    if let (Some(w), Some(path)) = (writer, &cli.save_traces) {
+        ensure!(positions > 0, "no usable positions in the inputs");
+        let start = Instant::now();
+        let meta = CacheMeta {
+            resolve: cli.resolve.to_string(),
+            params: params_hash(params),
+            inputs: dataset::describe_inputs(&stats),
+        };
+        let record_bytes = w.record_bytes() as usize;
+        w.finish_with(&meta)?;
+        let memory = TraceSet::heap_bytes_for(positions, record_bytes);
+        eprintln!(
+            "saved {positions} traced positions to {} ({:.2}s to finish); they take {:.1} MB \
+             ({:.0} bytes/position) when loaded",
+            path.display(),
+            start.elapsed().as_secs_f64(),
+            memory as f64 / 1e6,
+            memory as f64 / positions as f64
+        );
+    }
+    Ok((all, samples, stats, positions))
+}
+
 /// Loads, resolves and traces the inputs and splits them into training and
 /// validation sets; returns the data and the provenance lines of the inputs.
 fn load_data(cli: &TrainArgs, params: &Arc<Params>) -> Result<(TraceData, Vec<String>)> {
@@ -392,42 +465,11 @@ fn load_data(cli: &TrainArgs, params: &Arc<Params>) -> Result<(TraceData, Vec<St
             (all, Vec::new(), inputs)
         }
         None => {
-            let bar = progress_bar("tracing");
-            let (all, samples, stats) =
-                dataset::load(&cli.inputs, cli.resolve, params, keep, |n| {
-                    bar.set_position(n as u64)
-                })?;
-            bar.finish_and_clear();
-            let secs = start.elapsed().as_secs_f64();
-            eprintln!(
-                "loaded {} positions in {secs:.2}s ({:.0} positions/s resolved with {} and traced); \
-                 {} without a result rejected, {} malformed lines skipped, {} with a search score",
-                all.len(),
-                all.len() as f64 / secs.max(1e-9),
-                cli.resolve,
-                stats.without_result,
-                stats.malformed,
-                stats.with_score
-            );
+            let (all, samples, stats, _) = trace_inputs(cli, params, true)?;
             (all, samples, dataset::describe_inputs(&stats))
         }
     };
     ensure!(!all.is_empty(), "no usable positions in the inputs");
-    if let Some(path) = &cli.save_traces {
-        let start = Instant::now();
-        let meta = CacheMeta {
-            resolve: cli.resolve.to_string(),
-            params: params_hash(params),
-            inputs: inputs.clone(),
-        };
-        cache::save(path, &all, &meta)?;
-        eprintln!(
-            "saved {} traced positions to {} in {:.2}s",
-            all.len(),
-            path.display(),
-            start.elapsed().as_secs_f64()
-        );
-    }
 
     let holdout = match &cli.validation_file {
         Some(vpath) => {
@@ -674,6 +716,21 @@ fn train(cli: TrainArgs) -> Result<()> {
             .collect();
         return train_on(cli, data, inputs, start_params, started);
     }
+    if cli.save_traces.is_some() && cli.epochs == 0 && !cli.validate_gradient {
+        // Only the cache: the positions stream to it, nothing is kept.
+        let (_, _, stats, positions) = trace_inputs(&cli, &Arc::new(start_params), false)?;
+        if let Some(path) = &cli.summary {
+            let mut json = Summary::new("tuner", env!("CARGO_PKG_VERSION"));
+            json.inputs.clone_from(&cli.inputs);
+            json.output.clone_from(&cli.save_traces);
+            json.count("positions", positions as u64)
+                .skip("without_result", stats.without_result as u64)
+                .skip("malformed", stats.malformed as u64)
+                .timing("total_seconds", started.elapsed());
+            json.write(path)?;
+        }
+        return Ok(());
+    }
     let (data, inputs) = load_data(&cli, &Arc::new(start_params.clone()))?;
     train_on(cli, data, inputs, start_params, started)
 }
@@ -742,6 +799,17 @@ fn train_on(
         }
         return Ok(());
     }
+    eprintln!(
+        "tuning {} of {} weights ({})",
+        space.tunable_count(),
+        space.len(),
+        space
+            .tuned_groups()
+            .iter()
+            .map(|g| g.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
     let mut trainer = match &cli.resume {
         Some(path) => {
             let cp = Checkpoint::load(path)?;

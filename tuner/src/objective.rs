@@ -19,7 +19,8 @@
 
 use rayon::prelude::*;
 
-use crate::trace_set::{Decoded, Outcome, PositionView, TraceSet};
+use crate::kernel::{Accumulator, Kernel};
+use crate::trace_set::{Outcome, PositionView, TraceSet};
 
 /// Positions per unit of parallel work (fixed, for determinism).
 pub const CHUNK: usize = 4096;
@@ -102,24 +103,16 @@ impl Objective {
     }
 }
 
-/// Mean loss over `set` (positions `indices`, or all when `None`).
+/// Mean loss over `set`.
 pub fn mean_loss(set: &TraceSet, weights: &[f64], objective: &Objective) -> f64 {
     let n = set.len();
     if n == 0 {
         return f64::NAN;
     }
+    let kernel = Kernel::new(weights);
     let chunks: Vec<f64> = (0..n.div_ceil(CHUNK))
         .into_par_iter()
-        .map(|c| {
-            let mut sum = 0.0;
-            let mut decoded = Decoded::default();
-            for i in c * CHUNK..((c + 1) * CHUNK).min(n) {
-                let p = set.view(i);
-                let (e, _) = p.evaluate(weights, &mut decoded);
-                sum += objective.loss(e, &p).0;
-            }
-            sum
-        })
+        .map(|c| kernel.loss_sum(set, c * CHUNK..((c + 1) * CHUNK).min(n), objective))
         .collect();
     chunks.iter().sum::<f64>() / n as f64
 }
@@ -146,20 +139,13 @@ pub fn loss_and_gradient_sums(
     objective: &Objective,
 ) -> (f64, Vec<f64>) {
     let dims = weights.len();
+    let kernel = Kernel::new(weights);
     let parts: Vec<(f64, Vec<f64>)> = indices
         .par_chunks(CHUNK)
         .map(|chunk| {
-            let mut grad = vec![0.0; dims];
-            let mut sum = 0.0;
-            let mut decoded = Decoded::default();
-            for &i in chunk {
-                let p = set.view(i as usize);
-                let (e, f) = p.evaluate(weights, &mut decoded);
-                let (l, d) = objective.loss(e, &p);
-                sum += l;
-                p.add_gradient(d, &f, &decoded, &mut grad);
-            }
-            (sum, grad)
+            let mut acc = Accumulator::new(dims);
+            kernel.accumulate(set, chunk, objective, &mut acc);
+            acc.finish()
         })
         .collect();
     let mut grad = vec![0.0; dims];

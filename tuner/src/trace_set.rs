@@ -1,39 +1,36 @@
-//! Compact storage of traced positions and the two kernels of an epoch:
-//! the evaluation of a position under continuous weights, and the
-//! accumulation of the loss gradient.
+//! Compact storage of traced positions: the records the epoch's kernels
+//! ([`crate::kernel`]) read, the trace cache stores and `--stream` reads.
 //!
 //! A position is one variable-length record in a shared byte array, found
 //! through a 32-bit start (relative to a 64-bit base every 2¹⁶ positions).
 //! The record holds, exactly (nothing is rounded):
 //!
 //! * a header byte: phase (0 … 24, 5 bits), side to move (1 bit), result
-//!   (2 bits); a flags byte (search score, endgame scales other than
-//!   normal, king danger of White, of Black); the number of coefficients
-//!   (one byte, or 255 and a `u16`);
+//!   (2 bits); a flags byte: search score, endgame scales other than normal,
+//!   king danger of White, of Black (bits 0 … 3) and the number of *large*
+//!   coefficients (counts other than ±1 and ±2: bits 4 … 7, or 15 and a
+//!   `u16` after the symbol count); the number of symbols (one byte, or 255
+//!   and a `u16`);
 //! * when flagged: the search score (`i16`, White-relative), both endgame
 //!   scales (`u8` each), and per side with king danger a mask of its nonzero
 //!   counts followed by those counts;
-//! * the coefficients in ascending entry order, each as the difference to
-//!   the previous entry and its count. One byte holds a difference of 1 … 63
-//!   and a count of ±1 or ±2 (88% of coefficients are ±1, 93% of the
-//!   differences are at most 63); an escape byte (difference bits 0) is
-//!   followed by a `u8` difference with a count of +1 or −1, by a `u8`
-//!   difference and an `i8` count, or by a `u16` difference and an `i16`
-//!   count.
+//! * the coefficients of ±1 and ±2 in ascending entry order as one *symbol*
+//!   byte each (see [`SYMBOLS`]): a symbol stands for an entry difference
+//!   and a count of ±1 (differences 1 … 100) or ±2 (1 … 24), or for a jump
+//!   of 24 … 192 entries without a count (for the rare longer differences);
+//!   97% of the coefficients are ±1 or ±2, and 96% of the differences at
+//!   most 100;
+//! * the large coefficients: entry (`u16`) and count (an `i8`, or −128 and
+//!   an `i16`).
+//!
+//! Every symbol is one byte, so the kernels decode a position without a
+//! branch per coefficient: one table read and an addition.
 //!
 //! On real data (`masters-quiet-labeled.epd`, 35 coefficients per position)
-//! this is about 50 bytes per position, starts included, against 167 for
+//! this is about 48 bytes per position, starts included, against 167 for
 //! separate `u16`/`i16` arrays.
-//!
-//! Weights are `f64` scalars in the engine's layout (`2 * entry` = mg,
-//! `+ 1` = eg). The evaluation here is the engine's taper *without* its
-//! final integer truncation, and reads the king-danger table through its
-//! smooth relaxation ([`engine::eval::danger::interpolate`]), so its
-//! gradient is exact in every weight, the attack units included, and
-//! [`PositionView::evaluate`] differs from the engine's `evaluate` by less
-//! than one centipawn for integer weights.
 
-use engine::eval::danger::{self, FEATURES, Interpolation};
+use engine::eval::danger::FEATURES;
 use engine::eval::{DangerCounts, MAX_PHASE, SCALE_NORMAL, TaperInfo, Trace, trace_with};
 use engine::formats::labeled::GameResult;
 use shakmaty::{Chess, Color, Position};
@@ -87,15 +84,8 @@ const HAS_SCALES: u8 = 2;
 const HAS_DANGER: u8 = 4;
 /// Every flag.
 const FLAGS: u8 = HAS_SCORE | HAS_SCALES | HAS_DANGER | HAS_DANGER << 1;
-/// Coefficient count escape: a `u16` follows.
-const LONG_COUNT: u8 = 255;
-/// The count of a one-byte coefficient, by its top two bits.
-const SHORT_COEF: [i16; 4] = [1, -1, 2, -2];
-/// Escape forms (top two bits of a byte whose difference bits are 0).
-const ESCAPE_PLUS: u8 = 0;
-const ESCAPE_MINUS: u8 = 1;
-const ESCAPE_BYTE: u8 = 2;
-const ESCAPE_WIDE: u8 = 3;
+/// The flags byte's top bits: the number of large coefficients.
+const LARGE_SHIFT: u32 = 4;
 
 /// Traced positions, in a fixed order (see the module documentation for
 /// the record layout).
@@ -112,18 +102,23 @@ pub struct TraceSet {
 /// The per-position facts the kernels need.
 #[derive(Clone, Copy, Debug)]
 pub struct PositionView<'a> {
-    /// The coefficients (see [`PositionView::entries`]).
-    coefficients: &'a [u8],
-    /// Number of coefficients.
-    count: usize,
+    /// The coefficient symbols (see [`SYMBOLS`]).
+    pub symbols: &'a [u8],
+    /// Number of large coefficients.
+    pub large_count: usize,
+    /// The large coefficients (and whatever follows the record).
+    pub large: &'a [u8],
     /// Phase (0 … 24).
-    pub phase: f64,
+    pub phase: u8,
     /// Endgame scale when White is stronger, of 128.
-    pub scale_white: f64,
+    pub scale_white: u8,
     /// Endgame scale when Black is stronger.
-    pub scale_black: f64,
-    /// White's and Black's king-danger counts.
-    pub danger: [DangerCounts; 2],
+    pub scale_black: u8,
+    /// Which sides have king-danger counts (bit 0 White, bit 1 Black).
+    pub danger_sides: u8,
+    /// Per side with counts: a mask of the nonzero features, then their
+    /// counts (see [`PositionView::danger_counts`]).
+    pub danger: &'a [u8],
     /// The side to move.
     pub turn: Color,
     /// The result.
@@ -132,85 +127,141 @@ pub struct PositionView<'a> {
     pub score: Option<f64>,
 }
 
-/// The coefficients of a position: `(entry, White-relative count)` in
-/// ascending entry order.
+/// Symbol count escape: a `u16` follows.
+const LONG_COUNT: u8 = 255;
+/// Large-coefficient count in the flags byte's top four bits announcing a
+/// `u16` count after the symbol count.
+const LONG_LARGE: u8 = 15;
+
+/// Largest entry difference of a ±1 symbol.
+const MAX_DELTA_ONE: usize = 100;
+/// Largest entry difference of a ±2 symbol.
+const MAX_DELTA_TWO: usize = 24;
+/// Jump symbols skip `JUMP × k` entries, `k` = 1 … [`JUMPS`].
+const JUMP: usize = 24;
+/// Number of jump symbols.
+const JUMPS: usize = 8;
+/// First symbol of each kind: +1, −1, +2, −2, jump.
+const FIRST_PLUS_ONE: usize = 0;
+const FIRST_MINUS_ONE: usize = FIRST_PLUS_ONE + MAX_DELTA_ONE;
+const FIRST_PLUS_TWO: usize = FIRST_MINUS_ONE + MAX_DELTA_ONE;
+const FIRST_MINUS_TWO: usize = FIRST_PLUS_TWO + MAX_DELTA_TWO;
+const FIRST_JUMP: usize = FIRST_MINUS_TWO + MAX_DELTA_TWO;
+const _: () = assert!(FIRST_JUMP + JUMPS == 256, "the symbols fill one byte");
+// Jumps leave a difference of 1 … JUMP, which every count's symbols reach.
+const _: () = assert!(MAX_DELTA_ONE >= JUMP && MAX_DELTA_TWO >= JUMP);
+/// The large count byte announcing an `i16`.
+const WIDE_COUNT: i8 = i8::MIN;
+
+/// What a coefficient symbol stands for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Symbol {
+    /// The entry difference to the previous symbol's entry (≥ 1).
+    pub delta: u8,
+    /// The count: ±1 or ±2, 0 for a jump.
+    pub coef: i8,
+}
+
+/// Every symbol's meaning, by byte value (the alphabet is chosen for the
+/// statistics of real traces: see the module documentation).
+pub const SYMBOLS: [Symbol; 256] = {
+    let mut out = [Symbol { delta: 0, coef: 0 }; 256];
+    let mut d = 1;
+    while d <= MAX_DELTA_ONE {
+        let delta = d as u8;
+        out[FIRST_PLUS_ONE + d - 1] = Symbol { delta, coef: 1 };
+        out[FIRST_MINUS_ONE + d - 1] = Symbol { delta, coef: -1 };
+        if d <= MAX_DELTA_TWO {
+            out[FIRST_PLUS_TWO + d - 1] = Symbol { delta, coef: 2 };
+            out[FIRST_MINUS_TWO + d - 1] = Symbol { delta, coef: -2 };
+        }
+        d += 1;
+    }
+    let mut k = 1;
+    while k <= JUMPS {
+        out[FIRST_JUMP + k - 1] = Symbol {
+            delta: (JUMP * k) as u8,
+            coef: 0,
+        };
+        k += 1;
+    }
+    out
+};
+
+/// The coefficients of a position, `(entry, White-relative count)`: those
+/// of ±1 and ±2 in ascending entry order, then the larger ones in ascending
+/// entry order.
 #[derive(Clone, Debug)]
 pub struct Entries<'a> {
-    bytes: &'a [u8],
-    pos: usize,
+    symbols: std::slice::Iter<'a, u8>,
+    large: std::slice::Iter<'a, u8>,
+    large_left: usize,
     entry: usize,
-    left: usize,
 }
 
 impl Iterator for Entries<'_> {
     type Item = (usize, i16);
 
-    #[inline(always)]
     fn next(&mut self) -> Option<(usize, i16)> {
-        if self.left == 0 {
+        for &b in self.symbols.by_ref() {
+            let s = SYMBOLS[b as usize];
+            self.entry = self.entry.wrapping_add(s.delta as usize);
+            if s.coef != 0 {
+                return Some((self.entry, s.coef as i16));
+            }
+        }
+        if self.large_left == 0 {
             return None;
         }
-        self.left -= 1;
-        let b = self.bytes[self.pos];
-        let delta = (b & 63) as usize;
-        if delta != 0 {
-            self.pos += 1;
-            self.entry = self.entry.wrapping_add(delta);
-            return Some((self.entry, SHORT_COEF[(b >> 6) as usize]));
-        }
-        Some(self.escape(b >> 6))
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.left, Some(self.left))
+        self.large_left -= 1;
+        let (entry, coef) = read_large(&mut self.large).expect("a complete record");
+        Some((entry as usize, coef))
     }
 }
 
-impl Entries<'_> {
-    #[cold]
-    fn escape(&mut self, form: u8) -> (usize, i16) {
-        let mut rest = self.bytes[self.pos + 1..].iter();
-        let (delta, coef) = read_escape(&mut rest, form);
-        self.pos = self.bytes.len() - rest.len();
-        self.entry = self.entry.wrapping_add(delta);
-        (self.entry, coef)
-    }
-}
-
-/// Reads the rest of an escaped coefficient of escape form `form`: the
-/// entry difference and the count.
+/// Reads one large coefficient: its entry (`u16`) and count (an `i8`, or
+/// −128 and an `i16`).
 #[inline(always)]
-fn read_escape(bytes: &mut std::slice::Iter<u8>, form: u8) -> (usize, i16) {
-    let mut next = || *bytes.next().expect("a complete record");
-    match form {
-        ESCAPE_PLUS => (next() as usize, 1),
-        ESCAPE_MINUS => (next() as usize, -1),
-        ESCAPE_BYTE => (next() as usize, next() as i8 as i16),
-        _ => (
-            u16::from_le_bytes([next(), next()]) as usize,
-            i16::from_le_bytes([next(), next()]),
-        ),
+pub(crate) fn read_large(bytes: &mut std::slice::Iter<u8>) -> Option<(u16, i16)> {
+    let entry = u16::from_le_bytes([*bytes.next()?, *bytes.next()?]);
+    let b = *bytes.next()? as i8;
+    if b != WIDE_COUNT {
+        return Some((entry, b as i16));
     }
+    Some((entry, i16::from_le_bytes([*bytes.next()?, *bytes.next()?])))
 }
 
-/// Appends one coefficient, `delta` (≥ 1) after the previous entry.
-fn encode_entry(out: &mut Vec<u8>, delta: usize, coef: i16) {
-    debug_assert!(delta >= 1 && coef != 0);
-    let short = SHORT_COEF.iter().position(|&c| c == coef);
-    match short {
-        Some(code) if delta < 64 => out.push(delta as u8 | (code as u8) << 6),
-        _ if delta < 256 && (coef == 1 || coef == -1) => {
-            let form = if coef == 1 { ESCAPE_PLUS } else { ESCAPE_MINUS };
-            out.extend_from_slice(&[form << 6, delta as u8]);
-        }
-        _ if delta < 256 && i8::try_from(coef).is_ok() => {
-            out.extend_from_slice(&[ESCAPE_BYTE << 6, delta as u8, coef as i8 as u8]);
-        }
+/// Appends the symbols of one coefficient of ±1 or ±2, `delta` (≥ 1)
+/// entries after the previous symbol's.
+fn encode_symbol(symbols: &mut Vec<u8>, mut delta: usize, coef: i16) {
+    debug_assert!(delta >= 1 && matches!(coef, -2..=-1 | 1..=2));
+    let reach = if coef.unsigned_abs() == 1 {
+        MAX_DELTA_ONE
+    } else {
+        MAX_DELTA_TWO
+    };
+    while delta > reach {
+        let k = ((delta - 1) / JUMP).clamp(1, JUMPS);
+        symbols.push((FIRST_JUMP + k - 1) as u8);
+        delta -= JUMP * k;
+    }
+    let first = match coef {
+        1 => FIRST_PLUS_ONE,
+        -1 => FIRST_MINUS_ONE,
+        2 => FIRST_PLUS_TWO,
+        _ => FIRST_MINUS_TWO,
+    };
+    symbols.push((first + delta - 1) as u8);
+}
+
+/// Appends one large coefficient (see [`read_large`]).
+fn encode_large(large: &mut Vec<u8>, entry: u16, coef: i16) {
+    large.extend_from_slice(&entry.to_le_bytes());
+    match i8::try_from(coef) {
+        Ok(c) if c != WIDE_COUNT => large.push(c as u8),
         _ => {
-            let d = u16::try_from(delta).expect("entry indices fit in u16");
-            out.push(ESCAPE_WIDE << 6);
-            out.extend_from_slice(&d.to_le_bytes());
-            out.extend_from_slice(&coef.to_le_bytes());
+            large.push(WIDE_COUNT as u8);
+            large.extend_from_slice(&coef.to_le_bytes());
         }
     }
 }
@@ -272,6 +323,18 @@ impl TraceSet {
     }
 
     /// Byte range of record `i`.
+    #[inline(always)]
+    pub(crate) fn record_range(&self, i: usize) -> std::ops::Range<usize> {
+        self.range(i)
+    }
+
+    /// The records, back to back.
+    pub(crate) fn record_bytes_slice(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// Byte range of record `i`.
+    #[inline(always)]
     fn range(&self, i: usize) -> std::ops::Range<usize> {
         let end = if i + 1 < self.len() {
             self.start(i + 1)
@@ -358,14 +421,33 @@ impl TraceSet {
                 flags |= HAS_DANGER << side;
             }
         }
-        self.bytes.push(flags);
-        match u8::try_from(coefs.len()) {
+        let mut symbols = Vec::with_capacity(coefs.len() + 8);
+        let mut large = Vec::new();
+        let mut large_count = 0usize;
+        let mut previous: isize = -1;
+        for &(e, c) in coefs.iter() {
+            if c.unsigned_abs() > 2 {
+                encode_large(&mut large, e, c);
+                large_count += 1;
+                continue;
+            }
+            encode_symbol(&mut symbols, (e as isize - previous) as usize, c);
+            previous = e as isize;
+        }
+        let short_large = u8::try_from(large_count).ok().filter(|&m| m < LONG_LARGE);
+        self.bytes
+            .push(flags | short_large.unwrap_or(LONG_LARGE) << LARGE_SHIFT);
+        match u8::try_from(symbols.len()) {
             Ok(n) if n < LONG_COUNT => self.bytes.push(n),
             _ => {
+                let n = u16::try_from(symbols.len()).expect("symbol count fits in u16");
                 self.bytes.push(LONG_COUNT);
-                let n = u16::try_from(coefs.len()).expect("coefficient count fits in u16");
                 self.bytes.extend_from_slice(&n.to_le_bytes());
             }
+        }
+        if short_large.is_none() {
+            let m = u16::try_from(large_count).expect("large coefficient count fits in u16");
+            self.bytes.extend_from_slice(&m.to_le_bytes());
         }
         if let Some(s) = l.score_white {
             let s = s.clamp(i16::MIN as i32, i16::MAX as i32) as i16;
@@ -385,11 +467,8 @@ impl TraceSet {
             self.bytes.push(mask);
             self.bytes.extend(d.0.iter().filter(|&&c| c != 0));
         }
-        let mut previous: isize = -1;
-        for &(e, c) in coefs.iter() {
-            encode_entry(&mut self.bytes, (e as isize - previous) as usize, c);
-            previous = e as isize;
-        }
+        self.bytes.extend_from_slice(&symbols);
+        self.bytes.extend_from_slice(&large);
     }
 
     /// Appends the raw record `bytes` (one whole record).
@@ -473,7 +552,14 @@ impl TraceSet {
     /// Position `i`.
     #[inline(always)]
     pub fn view(&self, i: usize) -> PositionView<'_> {
-        PositionView::decode(&self.bytes[self.start(i)..]).0
+        self.view_at(self.start(i))
+    }
+
+    /// The position whose record starts at byte `at` (see
+    /// [`TraceSet::record_range`]).
+    #[inline(always)]
+    pub(crate) fn view_at(&self, at: usize) -> PositionView<'_> {
+        PositionView::decode(&self.bytes[at..])
     }
 
     /// Releases spare capacity (after building).
@@ -481,6 +567,12 @@ impl TraceSet {
         self.bytes.shrink_to_fit();
         self.starts.shrink_to_fit();
         self.bases.shrink_to_fit();
+    }
+
+    /// Bytes of heap memory a set of `positions` positions with
+    /// `record_bytes` bytes of records takes (without spare capacity).
+    pub fn heap_bytes_for(positions: usize, record_bytes: usize) -> usize {
+        record_bytes + positions * 4 + positions.div_ceil(1 << BASE_SHIFT) * 8
     }
 
     /// Bytes of heap memory used (capacity, not length).
@@ -630,10 +722,10 @@ impl Hasher {
 }
 
 impl<'a> PositionView<'a> {
-    /// Decodes the record at the start of `bytes`; also returns the length
-    /// of its header (the coefficients follow).
+    /// Decodes the record at the start of `bytes` (which may go on past
+    /// it).
     #[inline(always)]
-    fn decode(bytes: &'a [u8]) -> (PositionView<'a>, usize) {
+    pub(crate) fn decode(bytes: &'a [u8]) -> PositionView<'a> {
         let b0 = bytes[0];
         let flags = bytes[1];
         let mut at = 3;
@@ -642,37 +734,40 @@ impl<'a> PositionView<'a> {
             count = u16::from_le_bytes([bytes[3], bytes[4]]) as usize;
             at = 5;
         }
+        let mut large_count = (flags >> LARGE_SHIFT) as usize;
+        if flags >> LARGE_SHIFT == LONG_LARGE {
+            large_count = u16::from_le_bytes([bytes[at], bytes[at + 1]]) as usize;
+            at += 2;
+        }
         let mut score = None;
         if flags & HAS_SCORE != 0 {
             score = Some(i16::from_le_bytes([bytes[at], bytes[at + 1]]) as f64);
             at += 2;
         }
-        let (mut scale_white, mut scale_black) = (SCALE_NORMAL as f64, SCALE_NORMAL as f64);
+        let normal = SCALE_NORMAL as u8;
+        let (mut scale_white, mut scale_black) = (normal, normal);
         if flags & HAS_SCALES != 0 {
-            scale_white = bytes[at] as f64;
-            scale_black = bytes[at + 1] as f64;
+            scale_white = bytes[at];
+            scale_black = bytes[at + 1];
             at += 2;
         }
-        let mut danger = [DangerCounts::NONE; 2];
-        for (side, d) in danger.iter_mut().enumerate() {
-            if flags & HAS_DANGER << side != 0 {
-                let mask = bytes[at];
-                at += 1;
-                for k in 0..FEATURES {
-                    if mask & 1 << k != 0 {
-                        d.0[k] = bytes[at];
-                        at += 1;
-                    }
-                }
-            }
+        let danger_at = at;
+        for side in 0..2 {
+            // No branch: a side without counts reads a mask of 0.
+            let present = (flags >> (2 + side)) & 1;
+            let mask = bytes.get(at).copied().unwrap_or(0) * present;
+            at += (present as u32 + mask.count_ones()) as usize;
         }
-        let view = PositionView {
-            coefficients: &bytes[at..],
-            count,
-            phase: (b0 & 31) as f64,
+        let (symbols, large) = bytes[at..].split_at(count);
+        PositionView {
+            symbols,
+            large_count,
+            large,
+            phase: b0 & 31,
             scale_white,
             scale_black,
-            danger,
+            danger_sides: (flags >> 2) & 3,
+            danger: &bytes[danger_at..at],
             turn: if b0 & 32 != 0 {
                 Color::Black
             } else {
@@ -680,8 +775,7 @@ impl<'a> PositionView<'a> {
             },
             outcome: Outcome::from_bits(b0 >> 6).unwrap_or(Outcome::Draw),
             score,
-        };
-        (view, at)
+        }
     }
 
     /// The length of the record at the start of `bytes`, checking every
@@ -696,7 +790,7 @@ impl<'a> PositionView<'a> {
         if Outcome::from_bits(b0 >> 6).is_none() {
             return Err("unknown result");
         }
-        if flags & !FLAGS != 0 {
+        if flags & !FLAGS & ((1 << LARGE_SHIFT) - 1) != 0 {
             return Err("unknown flags");
         }
         // Enough bytes for the header's widest form before decoding it.
@@ -707,6 +801,14 @@ impl<'a> PositionView<'a> {
         } else {
             get(2)? as usize
         };
+        let mut large_count = (flags >> LARGE_SHIFT) as usize;
+        if flags >> LARGE_SHIFT == LONG_LARGE {
+            large_count = u16::from_le_bytes([get(at)?, get(at + 1)?]) as usize;
+            at += 2;
+        }
+        if large_count > engine::eval::NUM_ENTRIES {
+            return Err("more large coefficients than entries");
+        }
         at += 2 * usize::from(flags & HAS_SCORE != 0) + 2 * usize::from(flags & HAS_SCALES != 0);
         for side in 0..2 {
             if flags & HAS_DANGER << side != 0 {
@@ -718,250 +820,73 @@ impl<'a> PositionView<'a> {
             }
         }
         get(at.saturating_sub(1))?;
-        let mut rest = bytes[at..].iter();
+        if bytes.len() - at < count {
+            return Err("record cut short");
+        }
+        let (symbols, rest) = bytes[at..].split_at(count);
         let mut entry: usize = usize::MAX;
-        for _ in 0..count {
-            let b = *rest.next().ok_or("record cut short")?;
-            if b & 63 != 0 {
-                entry = entry.wrapping_add((b & 63) as usize);
-                continue;
-            }
-            let mut next = || rest.next().copied().ok_or("record cut short");
-            let (delta, coef) = match b >> 6 {
-                ESCAPE_PLUS => (next()? as usize, 1),
-                ESCAPE_MINUS => (next()? as usize, -1),
-                ESCAPE_BYTE => (next()? as usize, next()? as i8 as i16),
-                _ => (
-                    u16::from_le_bytes([next()?, next()?]) as usize,
-                    i16::from_le_bytes([next()?, next()?]),
-                ),
-            };
-            if delta == 0 || coef == 0 {
-                return Err("zero entry difference or count");
-            }
-            entry = entry.wrapping_add(delta);
+        let mut last_coef = 0;
+        for &b in symbols {
+            let s = SYMBOLS[b as usize];
+            entry = entry.wrapping_add(s.delta as usize);
             if entry >= engine::eval::NUM_ENTRIES {
                 return Err("entry index out of range");
             }
+            last_coef = s.coef;
         }
-        // Entries only grow: the last one bounds them all.
-        if count > 0 && entry >= engine::eval::NUM_ENTRIES {
-            return Err("entry index out of range");
+        if count > 0 && last_coef == 0 {
+            return Err("record ends with a jump");
         }
-        let pos = bytes.len() - rest.len();
-        Ok(pos)
+        let mut large = rest.iter();
+        for _ in 0..large_count {
+            let (entry, coef) = read_large(&mut large).ok_or("record cut short")?;
+            if entry as usize >= engine::eval::NUM_ENTRIES {
+                return Err("entry index out of range");
+            }
+            if coef == 0 {
+                return Err("large coefficient of 0");
+            }
+        }
+        Ok(bytes.len() - large.len())
     }
 
-    /// The coefficients, `(entry, White-relative count)` in ascending entry
-    /// order.
-    #[inline(always)]
+    /// The coefficients, `(entry, White-relative count)` (see [`Entries`]
+    /// for their order).
     pub fn entries(&self) -> Entries<'a> {
         Entries {
-            bytes: self.coefficients,
-            pos: 0,
+            symbols: self.symbols.iter(),
+            large: self.large.iter(),
+            large_left: self.large_count,
             entry: usize::MAX,
-            left: self.count,
         }
     }
 
-    /// Number of coefficients.
+    /// Number of coefficients (decodes them).
     pub fn len(&self) -> usize {
-        self.count
+        self.entries().count()
+    }
+
+    /// White's and Black's king-danger counts.
+    pub fn danger_counts(&self) -> [DangerCounts; 2] {
+        let mut out = [DangerCounts::NONE; 2];
+        let mut bytes = self.danger.iter();
+        for (side, d) in out.iter_mut().enumerate() {
+            if self.danger_sides & 1 << side == 0 {
+                continue;
+            }
+            let mask = *bytes.next().expect("a complete record");
+            for (k, slot) in d.0.iter_mut().enumerate() {
+                if mask & 1 << k != 0 {
+                    *slot = *bytes.next().expect("a complete record");
+                }
+            }
+        }
+        out
     }
 
     /// True without coefficients.
     pub fn is_empty(&self) -> bool {
-        self.count == 0
-    }
-}
-
-/// What the gradient of a position needs from its evaluation: the phase
-/// factors and the king-danger interpolations.
-#[derive(Clone, Copy, Debug)]
-pub struct Partials {
-    /// d eval / d mg-sum and d eval / d eg-sum (White-relative).
-    pub factors: (f64, f64),
-    /// Per side (White, Black) and phase (mg, eg): the relaxed table read
-    /// (the table's first element, slope 0, for a side without counts).
-    pub danger: [[Interpolation; 2]; 2],
-}
-
-/// A position's coefficients, decoded once by [`PositionView::evaluate`]
-/// for [`PositionView::add_gradient`] (a buffer reused across positions).
-#[derive(Clone, Debug, Default)]
-pub struct Decoded {
-    entries: Vec<u32>,
-    coefs: Vec<f64>,
-    len: usize,
-}
-
-/// Entry sign of each side's king danger in the White-relative sums.
-const SIDE_SIGN: [f64; 2] = [1.0, -1.0];
-
-/// [`SHORT_COEF`] as the kernels use it.
-const SHORT_COEF_F64: [f64; 4] = [1.0, -1.0, 2.0, -2.0];
-
-impl PositionView<'_> {
-    /// The White-relative middlegame and endgame sums of the linear terms
-    /// under `weights`; the coefficients are left in `decoded`.
-    #[inline(always)]
-    pub fn sums(&self, weights: &[f64], decoded: &mut Decoded) -> (f64, f64) {
-        let pairs = weights.as_chunks::<2>().0;
-        let n = self.count;
-        decoded.len = n;
-        if decoded.entries.len() < n {
-            decoded.entries.resize(n, 0);
-            decoded.coefs.resize(n, 0.0);
-        }
-        let (entries, coefs) = (&mut decoded.entries[..n], &mut decoded.coefs[..n]);
-        let mut bytes = self.coefficients.iter();
-        let mut entry = usize::MAX;
-        for (slot_e, slot_c) in entries.iter_mut().zip(coefs.iter_mut()) {
-            let b = *bytes.next().expect("a complete record");
-            let (delta, c) = if b & 63 != 0 {
-                ((b & 63) as usize, SHORT_COEF_F64[(b >> 6) as usize])
-            } else {
-                let (d, c) = read_escape(&mut bytes, b >> 6);
-                (d, c as f64)
-            };
-            entry = entry.wrapping_add(delta);
-            *slot_e = entry as u32;
-            *slot_c = c;
-        }
-        // Four independent (mg, eg) sums: no chain of dependent additions.
-        let mut acc = [[0.0f64; 2]; 4];
-        let mut quads_e = entries.chunks_exact(4);
-        let mut quads_c = coefs.chunks_exact(4);
-        for (e4, c4) in (&mut quads_e).zip(&mut quads_c) {
-            for j in 0..4 {
-                let w = pairs[e4[j] as usize];
-                acc[j][0] += w[0] * c4[j];
-                acc[j][1] += w[1] * c4[j];
-            }
-        }
-        for (j, (&e, &c)) in quads_e
-            .remainder()
-            .iter()
-            .zip(quads_c.remainder())
-            .enumerate()
-        {
-            let w = pairs[e as usize];
-            acc[j][0] += w[0] * c;
-            acc[j][1] += w[1] * c;
-        }
-        let mg = (acc[0][0] + acc[1][0]) + (acc[2][0] + acc[3][0]);
-        let eg = (acc[0][1] + acc[1][1]) + (acc[2][1] + acc[3][1]);
-        (mg, eg)
-    }
-
-    /// d eval / d mg-sum and d eval / d eg-sum (White-relative eval) for an
-    /// endgame sum `eg`.
-    #[inline(always)]
-    pub fn factors(&self, eg: f64) -> (f64, f64) {
-        let scale = if eg > 0.0 {
-            self.scale_white
-        } else {
-            self.scale_black
-        };
-        let max = MAX_PHASE as f64;
-        (
-            self.phase / max,
-            (max - self.phase) / max * scale / SCALE_NORMAL as f64,
-        )
-    }
-
-    /// The king-danger reads of both sides under `weights`, and their
-    /// White-relative (mg, eg) contribution.
-    #[inline(always)]
-    fn danger(&self, weights: &[f64]) -> ([[Interpolation; 2]; 2], f64, f64) {
-        let table = 2 * danger::TABLE.start;
-        let none = Interpolation {
-            index: [0; 4],
-            weight: [1.0, 0.0, 0.0, 0.0],
-            value: 0.0,
-            slope: 0.0,
-        };
-        let mut reads = [[none; 2]; 2];
-        let (mut mg, mut eg) = (0.0, 0.0);
-        for (side, counts) in self.danger.iter().enumerate() {
-            let sign = SIDE_SIGN[side];
-            if counts.is_empty() {
-                mg += sign * weights[table];
-                eg += sign * weights[table + 1];
-                continue;
-            }
-            let (mut cm, mut ce) = (0.0, 0.0);
-            for (k, &n) in counts.0.iter().enumerate() {
-                if n != 0 {
-                    let e = 2 * danger::UNIT_ENTRY[k];
-                    cm += weights[e] * n as f64;
-                    ce += weights[e + 1] * n as f64;
-                }
-            }
-            let rm = danger::interpolate(|j| weights[table + 2 * j], cm);
-            let re = danger::interpolate(|j| weights[table + 2 * j + 1], ce);
-            mg += sign * rm.value;
-            eg += sign * re.value;
-            reads[side] = [rm, re];
-        }
-        (reads, mg, eg)
-    }
-
-    /// The White-relative evaluation under `weights`, with what its
-    /// gradient needs.
-    #[inline(always)]
-    pub fn evaluate(&self, weights: &[f64], decoded: &mut Decoded) -> (f64, Partials) {
-        let (mg, eg) = self.sums(weights, decoded);
-        let (danger, dmg, deg) = self.danger(weights);
-        let (mg, eg) = (mg + dmg, eg + deg);
-        let factors = self.factors(eg);
-        (
-            mg * factors.0 + eg * factors.1,
-            Partials { factors, danger },
-        )
-    }
-
-    /// Adds `d_loss_d_eval` × d eval / d weight into `grad`, for the
-    /// coefficients [`PositionView::evaluate`] left in `decoded`.
-    #[inline(always)]
-    pub fn add_gradient(
-        &self,
-        d_loss_d_eval: f64,
-        partials: &Partials,
-        decoded: &Decoded,
-        grad: &mut [f64],
-    ) {
-        let gm = d_loss_d_eval * partials.factors.0;
-        let ge = d_loss_d_eval * partials.factors.1;
-        let pairs = grad.as_chunks_mut::<2>().0;
-        let n = decoded.len;
-        for (&e, &c) in decoded.entries[..n].iter().zip(&decoded.coefs[..n]) {
-            let g = &mut pairs[e as usize];
-            g[0] += gm * c;
-            g[1] += ge * c;
-        }
-        let table = 2 * danger::TABLE.start;
-        for (side, counts) in self.danger.iter().enumerate() {
-            let (gm, ge) = (gm * SIDE_SIGN[side], ge * SIDE_SIGN[side]);
-            if counts.is_empty() {
-                grad[table] += gm;
-                grad[table + 1] += ge;
-                continue;
-            }
-            let [rm, re] = &partials.danger[side];
-            for j in 0..4 {
-                grad[table + 2 * rm.index[j]] += gm * rm.weight[j];
-                grad[table + 2 * re.index[j] + 1] += ge * re.weight[j];
-            }
-            let (sm, se) = (gm * rm.slope, ge * re.slope);
-            for (k, &n) in counts.0.iter().enumerate() {
-                if n != 0 {
-                    let e = 2 * danger::UNIT_ENTRY[k];
-                    grad[e] += sm * n as f64;
-                    grad[e + 1] += se * n as f64;
-                }
-            }
-        }
+        self.symbols.is_empty() && self.large_count == 0
     }
 }
 
@@ -999,10 +924,12 @@ mod tests {
 
     /// What a view says, in the trace's terms.
     fn facts(v: &PositionView) -> Facts {
+        let mut entries: Vec<(usize, i16)> = v.entries().collect();
+        entries.sort_unstable();
         (
-            v.entries().collect(),
-            [v.phase, v.scale_white, v.scale_black],
-            v.danger,
+            entries,
+            [v.phase as f64, v.scale_white as f64, v.scale_black as f64],
+            v.danger_counts(),
             v.turn,
             v.outcome,
             v.score,
@@ -1103,35 +1030,6 @@ mod tests {
             TraceSet::from_raw_parts(bytes.to_vec(), &starts).unwrap(),
             set
         );
-    }
-
-    #[test]
-    fn kernels_read_the_decoded_coefficients() {
-        let mut set = TraceSet::new();
-        for (pos, result) in positions(200) {
-            set.push_position(&pos, result, None);
-        }
-        let weights: Vec<f64> = (0..2 * NUM_ENTRIES)
-            .map(|i| (i % 17) as f64 - 8.0)
-            .collect();
-        let mut decoded = Decoded::default();
-        for i in 0..set.len() {
-            let v = set.view(i);
-            let (mg, eg) = v.sums(&weights, &mut decoded);
-            let (wm, we) = v.entries().fold((0.0, 0.0), |(m, e), (k, c)| {
-                (
-                    m + weights[2 * k] * c as f64,
-                    e + weights[2 * k + 1] * c as f64,
-                )
-            });
-            assert_eq!((mg, eg), (wm, we));
-            let mut grad = vec![0.0; weights.len()];
-            let (_, partials) = v.evaluate(&weights, &mut decoded);
-            v.add_gradient(1.0, &partials, &decoded, &mut grad);
-            for (k, c) in v.entries() {
-                assert_eq!(grad[2 * k], partials.factors.0 * c as f64);
-            }
-        }
     }
 
     #[test]

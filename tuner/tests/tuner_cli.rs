@@ -233,6 +233,64 @@ fn resume_equals_an_uninterrupted_run() {
 
 /// Re-resolving every few epochs (`-R`) resumes exactly too: the resumed
 /// run re-traces its data with the weights of the last re-trace.
+/// A --stream run stopped after some epochs and resumed ends as the
+/// uninterrupted one: same weights, same losses.
+#[test]
+fn resume_with_stream_equals_an_uninterrupted_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = dir.path().join("set.traces");
+    let d = data();
+    ok(
+        "tuner",
+        &tuner(
+            &[
+                "-n",
+                "0",
+                "--save-traces",
+                cache.to_str().unwrap(),
+                d.to_str().unwrap(),
+            ],
+            dir.path(),
+        ),
+    );
+    let run = |x: &str, epochs: &str, resume: bool| {
+        let out = dir.path().join(format!("{x}.params"));
+        let log = dir.path().join(format!("{x}.csv"));
+        let checkpoint = format!("{}.checkpoint", out.display());
+        let mut args = vec![
+            "-n",
+            epochs,
+            "--stream",
+            "--traces",
+            cache.to_str().unwrap(),
+            "--batch-size",
+            "3000",
+            "--no-emit-rust",
+            "-x",
+            out.to_str().unwrap(),
+            "--log",
+            log.to_str().unwrap(),
+        ];
+        if resume {
+            args.extend(["--resume", &checkpoint]);
+        }
+        let output = tuner(&args, dir.path());
+        ok("tuner", &output);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(
+            stderr.contains("resuming after epoch 3"),
+            resume,
+            "{stderr}"
+        );
+        (values(&out), losses(&log))
+    };
+    let straight = run("straight", "6", false);
+    run("resumed", "3", false);
+    let resumed = run("resumed", "6", true);
+    assert_eq!(straight.1.len(), 8, "header + epochs 0..=6");
+    assert_eq!(resumed, straight);
+}
+
 #[test]
 fn resume_with_recompute_pv_equals_an_uninterrupted_run() {
     let dir = tempfile::tempdir().unwrap();
@@ -659,6 +717,35 @@ fn trace_cache_and_compressed_inputs_train_identically() {
         epd,
         "trace cache"
     );
+    // With -n 0 only the cache is made, streamed as the positions are
+    // traced: the same file, and no spool file left beside it.
+    let streamed = dir.path().join("streamed.traces");
+    let out = tuner(
+        &[
+            "-n",
+            "0",
+            "--save-traces",
+            streamed.to_str().unwrap(),
+            plain.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    ok("tuner", &out);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("saved 4000 traced positions"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read(&streamed).unwrap(),
+        std::fs::read(&cache).unwrap()
+    );
+    let spools: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("spool"))
+        .collect();
+    assert!(spools.is_empty(), "{spools:?}");
     let both = tuner(
         &["--traces", cache.to_str().unwrap(), plain.to_str().unwrap()],
         dir.path(),

@@ -1,0 +1,692 @@
+//! The two kernels of an epoch over compact traces ([`crate::trace_set`]):
+//! the evaluation of a position under continuous weights, and the
+//! accumulation of the loss gradient; and the loops that drive them over a
+//! chunk of positions.
+//!
+//! Weights are `f64` scalars in the engine's layout (`2 * entry` = mg,
+//! `+ 1` = eg). The evaluation is the engine's taper *without* its final
+//! integer truncation, and reads the king-danger table through its smooth
+//! relaxation ([`engine::eval::danger::interpolate`]), so its gradient is exact in every
+//! weight, the attack units included, and it differs from the engine's
+//! `evaluate` by less than one centipawn for integer weights.
+//!
+//! What makes it fast:
+//! * a position's coefficients are one symbol byte each, decoded by two
+//!   table reads and an addition, fused with the weighted sums; the rare
+//!   escaped counts are patched in afterwards;
+//! * the relaxed king-danger table is a quintic polynomial on each interval
+//!   between its elements: [`Kernel::new`] expands it once per set of
+//!   weights, so a read is two Horner evaluations (value and slope) with no
+//!   branch; a side without an attack reads it at counter 0;
+//! * the gradient of the table elements is gathered as per-interval moments
+//!   `Σ g·tᵖ` and turned into element gradients once per chunk;
+//! * training batches visit positions in random order: [`Chunk`] first
+//!   reads where a group of positions is, then touches their records, so
+//!   that the memory latencies overlap instead of adding up.
+
+use engine::eval::danger::{FEATURES, MAX_COUNTER, TABLE, UNIT_ENTRY};
+use engine::eval::{MAX_PHASE, NUM_ENTRIES, SCALE_NORMAL};
+
+use crate::objective::Objective;
+use crate::trace_set::{PositionView, SYMBOLS, TraceSet, read_large};
+
+/// Intervals between the attack table's elements.
+const INTERVALS: usize = MAX_COUNTER as usize;
+
+/// The quintic Hermite basis on [0, 1] as polynomial coefficients
+/// (`h[j](t) = Σ HERMITE[j][p]·tᵖ`): value, slope and curvature at 0, then
+/// at 1 (the basis of [`engine::eval::danger::interpolate`]).
+const HERMITE: [[f64; 6]; 6] = [
+    [1.0, 0.0, 0.0, -10.0, 15.0, -6.0],
+    [0.0, 1.0, 0.0, -6.0, 8.0, -3.0],
+    [0.0, 0.0, 0.5, -1.5, 1.5, -0.5],
+    [0.0, 0.0, 0.0, 10.0, -15.0, 6.0],
+    [0.0, 0.0, 0.0, -4.0, 7.0, -3.0],
+    [0.0, 0.0, 0.0, 0.5, -1.0, 0.5],
+];
+
+/// `Σ factor[j]·HERMITE[j]` over the six basis polynomials.
+const fn combine(factor: [f64; 6]) -> [f64; 6] {
+    let mut out = [0.0; 6];
+    let mut j = 0;
+    while j < 6 {
+        let mut p = 0;
+        while p < 6 {
+            out[p] += factor[j] * HERMITE[j][p];
+            p += 1;
+        }
+        j += 1;
+    }
+    out
+}
+
+/// On interval `i` (counter in `[i, i+1]`, `t = counter − i`): the table
+/// elements the relaxed value depends on, and the value's derivative in
+/// each as a polynomial in `t` (as in [`engine::eval::danger::interpolate`]: inner knots
+/// have central-difference slopes and second-difference curvatures, the
+/// first and last knot none).
+const fn interval(i: usize) -> ([usize; 4], [[f64; 6]; 4]) {
+    let last = MAX_COUNTER as usize;
+    let a = if i >= 1 { 1.0 } else { 0.0 };
+    let b = if i + 1 < last { 1.0 } else { 0.0 };
+    let index = [
+        i.saturating_sub(1),
+        i,
+        i + 1,
+        if i + 2 < last { i + 2 } else { last },
+    ];
+    let weights = [
+        combine([0.0, -0.5 * a, a, 0.0, 0.0, 0.0]),
+        combine([1.0, 0.0, -2.0 * a, 0.0, -0.5 * b, b]),
+        combine([0.0, 0.5 * a, a, 1.0, 0.0, -2.0 * b]),
+        combine([0.0, 0.0, 0.0, 0.0, 0.5 * b, b]),
+    ];
+    (index, weights)
+}
+
+/// [`interval`] of every interval.
+const INTERVAL: [([usize; 4], [[f64; 6]; 4]); INTERVALS] = {
+    let mut out = [([0; 4], [[0.0; 6]; 4]); INTERVALS];
+    let mut i = 0;
+    while i < INTERVALS {
+        out[i] = interval(i);
+        i += 1;
+    }
+    out
+};
+
+/// A symbol as the kernel decodes it.
+#[derive(Clone, Copy, Debug)]
+#[repr(C, align(16))]
+struct Decode {
+    /// The count (0 for a jump).
+    coef: f64,
+    /// The entry difference.
+    delta: u32,
+}
+
+/// [`SYMBOLS`] as the kernel decodes them.
+const DECODE: [Decode; 256] = {
+    let mut out = [Decode {
+        coef: 0.0,
+        delta: 0,
+    }; 256];
+    let mut b = 0;
+    while b < 256 {
+        out[b] = Decode {
+            coef: SYMBOLS[b].coef as f64,
+            delta: SYMBOLS[b].delta as u32,
+        };
+        b += 1;
+    }
+    out
+};
+
+/// By phase (0 … 24): d eval / d mg-sum, and d eval / d eg-sum per unit of
+/// endgame scale.
+const PHASE_FACTORS: [[f64; 2]; MAX_PHASE as usize + 1] = {
+    let mut out = [[0.0; 2]; MAX_PHASE as usize + 1];
+    let max = MAX_PHASE as f64;
+    let mut p = 0;
+    while p <= MAX_PHASE as usize {
+        out[p] = [p as f64 / max, (max - p as f64) / max / SCALE_NORMAL as f64];
+        p += 1;
+    }
+    out
+};
+
+/// One side's king-danger counts at the start of `bytes` (a mask of the
+/// nonzero features, then their counts): `(feature, count)` of each, and
+/// the bytes after them.
+#[inline(always)]
+fn danger_counts(bytes: &[u8]) -> (impl Iterator<Item = (usize, f64)> + '_, &[u8]) {
+    let mask = bytes[0];
+    let (counts, rest) = bytes[1..].split_at(mask.count_ones() as usize);
+    let mut bits = mask;
+    let pairs = counts.iter().map(move |&n| {
+        let k = bits.trailing_zeros() as usize;
+        bits &= bits.wrapping_sub(1);
+        (k % FEATURES, n as f64)
+    });
+    (pairs, rest)
+}
+
+/// Decodes `symbols` into their entries and counts, and returns their
+/// `(mg, eg)` sums under `pairs`.
+///
+/// Not inlined: on its own, the loop keeps everything in registers.
+#[inline(never)]
+fn decode_symbols(
+    symbols: &[u8],
+    entries: &mut [u32],
+    coefs: &mut [f64],
+    pairs: &[[f64; 2]; SLOTS],
+) -> [f64; 2] {
+    // Two independent (mg, eg) sums, two symbols per step.
+    let (mut a0, mut a1) = ([0.0f64; 2], [0.0f64; 2]);
+    let mut entry = u32::MAX;
+    let decode = |b: u8, entry: &mut u32, slot: &mut u32, c: &mut f64| -> [f64; 2] {
+        let d = &DECODE[b as usize];
+        *entry = entry.wrapping_add(d.delta);
+        *slot = *entry & MASK as u32;
+        *c = d.coef;
+        pairs[*slot as usize]
+    };
+    let mut twos = symbols.chunks_exact(2);
+    let mut slots = entries.chunks_exact_mut(2).zip(coefs.chunks_exact_mut(2));
+    for (b, (e, c)) in (&mut twos).zip(&mut slots) {
+        let w0 = decode(b[0], &mut entry, &mut e[0], &mut c[0]);
+        let w1 = decode(b[1], &mut entry, &mut e[1], &mut c[1]);
+        a0 = [a0[0] + w0[0] * c[0], a0[1] + w0[1] * c[0]];
+        a1 = [a1[0] + w1[0] * c[1], a1[1] + w1[1] * c[1]];
+    }
+    if let ([b], Some(e), Some(c)) = (twos.remainder(), entries.last_mut(), coefs.last_mut()) {
+        let w = decode(*b, &mut entry, e, c);
+        a0 = [a0[0] + w[0] * *c, a0[1] + w[1] * *c];
+    }
+    [a0[0] + a1[0], a0[1] + a1[1]]
+}
+
+/// Adds `g` × count to the `(mg, eg)` gradient of every entry.
+///
+/// Not inlined, as [`decode_symbols`].
+#[inline(never)]
+fn scatter(entries: &[u32], coefs: &[f64], g: [f64; 2], grad: &mut [[f64; 2]; SLOTS]) {
+    for (&k, &c) in entries.iter().zip(coefs) {
+        let p = &mut grad[k as usize & MASK];
+        *p = [p[0] + g[0] * c, p[1] + g[1] * c];
+    }
+}
+
+/// White's and Black's sign in the White-relative sums.
+const SIDE_SIGN: [f64; 2] = [1.0, -1.0];
+
+/// Room for the entries and for a position's symbols: a power of two
+/// above the number of entries (a valid record has at most one symbol per
+/// entry, as every symbol moves to a later entry), so that indices masked
+/// with `SLOTS - 1` need no bounds check.
+const SLOTS: usize = NUM_ENTRIES.next_power_of_two();
+const MASK: usize = SLOTS - 1;
+const _: () = assert!(NUM_ENTRIES < SLOTS);
+
+/// The weights of one pass, with the king-danger table expanded.
+#[derive(Clone, Debug)]
+pub struct Kernel {
+    /// `(mg, eg)` by entry (0 past the last one).
+    pairs: Box<[[f64; 2]; SLOTS]>,
+    /// By phase (mg, eg) and interval: the relaxed table's value as a
+    /// polynomial in `t` (6 coefficients), then its slope (5), then 0.
+    poly: Box<[[[f64; 12]; INTERVALS]; 2]>,
+    /// `(mg, eg)` attack units by feature.
+    units: [[f64; 2]; FEATURES],
+    /// `(mg, eg)` of the table's first element (a side without attack).
+    first: [f64; 2],
+}
+
+/// One relaxed table read.
+#[derive(Clone, Copy, Debug, Default)]
+struct Read {
+    /// The interval.
+    interval: usize,
+    /// Position in it (0 … 1).
+    t: f64,
+    /// d value / d counter.
+    slope: f64,
+}
+
+/// What the gradient of a position needs from its evaluation.
+#[derive(Clone, Copy, Debug)]
+pub struct Evaluation {
+    /// The White-relative evaluation.
+    pub value: f64,
+    /// d eval / d mg-sum and d eval / d eg-sum.
+    factors: [f64; 2],
+    /// By side (White, Black) and phase: the table reads (`None`: no
+    /// attack, the table's first element).
+    reads: [Option<[Read; 2]>; 2],
+    /// Number of coefficients decoded in the [`Scratch`] (symbols and
+    /// large coefficients).
+    len: usize,
+}
+
+/// A position's coefficients as [`Kernel::evaluate`] decodes them for
+/// [`Kernel::add_gradient`] (buffers reused across positions).
+#[derive(Clone, Debug)]
+pub struct Scratch {
+    entries: Box<[u32; 2 * SLOTS]>,
+    coefs: Box<[f64; 2 * SLOTS]>,
+}
+
+impl Default for Scratch {
+    fn default() -> Self {
+        Scratch {
+            entries: Box::new([0; 2 * SLOTS]),
+            coefs: Box::new([0.0; 2 * SLOTS]),
+        }
+    }
+}
+
+/// The gradient sums of a chunk of positions.
+#[derive(Clone, Debug)]
+pub struct Accumulator {
+    /// Summed loss.
+    pub loss: f64,
+    /// Number of weights.
+    dims: usize,
+    /// `(mg, eg)` d loss / d weight of the linear entries (the king-danger
+    /// table and units are added by [`Accumulator::finish`]).
+    grad: Box<[[f64; 2]; SLOTS]>,
+    /// By phase and interval: `Σ g·tᵖ` of the table reads.
+    moments: Box<[[[f64; 6]; INTERVALS]; 2]>,
+    /// `(mg, eg)` gradient of the attack units by feature.
+    units: [[f64; 2]; FEATURES],
+    /// `(mg, eg)` gradient of the table's first element from the sides
+    /// without attack.
+    first: [f64; 2],
+}
+
+impl Accumulator {
+    /// Empty sums for `dims` weights.
+    pub fn new(dims: usize) -> Self {
+        Accumulator {
+            loss: 0.0,
+            dims,
+            grad: Box::new([[0.0; 2]; SLOTS]),
+            moments: Box::new([[[0.0; 6]; INTERVALS]; 2]),
+            units: [[0.0; 2]; FEATURES],
+            first: [0.0; 2],
+        }
+    }
+
+    /// The summed loss and gradient.
+    pub fn finish(self) -> (f64, Vec<f64>) {
+        let mut grad: Vec<f64> = self.grad.as_flattened()[..self.dims].to_vec();
+        for (phase, moments) in self.moments.iter().enumerate() {
+            for (m, (index, weights)) in moments.iter().zip(&INTERVAL) {
+                for (&j, w) in index.iter().zip(weights) {
+                    let g: f64 = m.iter().zip(w).map(|(a, b)| a * b).sum();
+                    grad[2 * TABLE.at(j) + phase] += g;
+                }
+            }
+        }
+        grad[2 * TABLE.at(0)] += self.first[0];
+        grad[2 * TABLE.at(0) + 1] += self.first[1];
+        for (k, u) in self.units.iter().enumerate() {
+            grad[2 * UNIT_ENTRY[k]] += u[0];
+            grad[2 * UNIT_ENTRY[k] + 1] += u[1];
+        }
+        (self.loss, grad)
+    }
+}
+
+/// Horner's rule over `c[..N]`.
+#[inline(always)]
+fn horner<const N: usize>(c: &[f64], t: f64) -> f64 {
+    let mut v = c[N - 1];
+    for p in (0..N - 1).rev() {
+        v = v * t + c[p];
+    }
+    v
+}
+
+impl Kernel {
+    /// The kernel of `weights` (the engine's scalar layout).
+    pub fn new(weights: &[f64]) -> Self {
+        let pairs = weights.as_chunks::<2>().0;
+        assert_eq!(pairs.len(), NUM_ENTRIES, "one (mg, eg) pair per entry");
+        let mut padded = Box::new([[0.0; 2]; SLOTS]);
+        padded[..NUM_ENTRIES].copy_from_slice(pairs);
+        let mut poly = Box::new([[[0.0; 12]; INTERVALS]; 2]);
+        for (phase, by_interval) in poly.iter_mut().enumerate() {
+            for (p, (index, w)) in by_interval.iter_mut().zip(&INTERVAL) {
+                for (&j, wj) in index.iter().zip(w) {
+                    let v = pairs[TABLE.at(j)][phase];
+                    for q in 0..6 {
+                        p[q] += wj[q] * v;
+                    }
+                }
+                for q in 1..6 {
+                    p[5 + q] = q as f64 * p[q];
+                }
+            }
+        }
+        let units = std::array::from_fn(|k| pairs[UNIT_ENTRY[k]]);
+        Kernel {
+            pairs: padded,
+            poly,
+            units,
+            first: pairs[TABLE.at(0)],
+        }
+    }
+
+    /// The relaxed table of `phase` at counter `c` (flat beyond both ends).
+    #[inline(always)]
+    fn read(&self, phase: usize, c: f64) -> (f64, Read) {
+        let c = c.max(0.0).min(MAX_COUNTER as f64);
+        let interval = (c as usize).min(INTERVALS - 1);
+        let t = c - interval as f64;
+        let p = &self.poly[phase][interval];
+        let value = horner::<6>(&p[..6], t);
+        let slope = horner::<5>(&p[6..11], t);
+        (value, Read { interval, t, slope })
+    }
+
+    /// The evaluation of `v`; its coefficients are left in `scratch`.
+    #[inline(always)]
+    pub fn evaluate(&self, v: &PositionView, scratch: &mut Scratch) -> Evaluation {
+        let n = v.symbols.len();
+        let len = n + v.large_count;
+        assert!(
+            len <= 2 * SLOTS,
+            "a valid record has fewer symbols and fewer large coefficients than entries"
+        );
+        let pairs = &*self.pairs;
+        let (entries, coefs) = (&mut scratch.entries[..len], &mut scratch.coefs[..len]);
+        let (symbol_entries, large_entries) = entries.split_at_mut(n);
+        let (symbol_coefs, large_coefs) = coefs.split_at_mut(n);
+        let [mut mg, mut eg] = decode_symbols(v.symbols, symbol_entries, symbol_coefs, pairs);
+        let mut large = v.large.iter();
+        for (e, c) in large_entries.iter_mut().zip(large_coefs) {
+            let (entry, coef) = read_large(&mut large).unwrap_or((0, 0));
+            *e = entry as u32 & MASK as u32;
+            *c = coef as f64;
+            let w = pairs[*e as usize];
+            mg += w[0] * *c;
+            eg += w[1] * *c;
+        }
+        let mut reads = [None; 2];
+        let mut danger = v.danger;
+        for (side, read) in reads.iter_mut().enumerate() {
+            let (vm, ve) = if v.danger_sides & 1 << side == 0 {
+                (self.first[0], self.first[1])
+            } else {
+                let (counts, rest) = danger_counts(danger);
+                danger = rest;
+                let mut c = [0.0; 2];
+                for (k, n) in counts {
+                    let u = self.units[k];
+                    c = [c[0] + u[0] * n, c[1] + u[1] * n];
+                }
+                let (vm, rm) = self.read(0, c[0]);
+                let (ve, re) = self.read(1, c[1]);
+                *read = Some([rm, re]);
+                (vm, ve)
+            };
+            mg += SIDE_SIGN[side] * vm;
+            eg += SIDE_SIGN[side] * ve;
+        }
+        let scale = if eg > 0.0 {
+            v.scale_white
+        } else {
+            v.scale_black
+        };
+        let phase = PHASE_FACTORS[v.phase as usize % PHASE_FACTORS.len()];
+        let factors = [phase[0], phase[1] * scale as f64];
+        Evaluation {
+            value: mg * factors[0] + eg * factors[1],
+            factors,
+            reads,
+            len,
+        }
+    }
+
+    /// Adds `d_loss_d_eval` × d eval / d weight of `v`, which
+    /// [`Kernel::evaluate`] evaluated and left in `scratch`, into `acc`.
+    #[inline(always)]
+    pub fn add_gradient(
+        &self,
+        v: &PositionView,
+        d_loss_d_eval: f64,
+        e: &Evaluation,
+        scratch: &Scratch,
+        acc: &mut Accumulator,
+    ) {
+        let g = [d_loss_d_eval * e.factors[0], d_loss_d_eval * e.factors[1]];
+        let n = e.len;
+        scatter(&scratch.entries[..n], &scratch.coefs[..n], g, &mut acc.grad);
+        let mut danger = v.danger;
+        for (side, read) in e.reads.iter().enumerate() {
+            let g = [g[0] * SIDE_SIGN[side], g[1] * SIDE_SIGN[side]];
+            let Some(reads) = read else {
+                acc.first = [acc.first[0] + g[0], acc.first[1] + g[1]];
+                continue;
+            };
+            for (phase, r) in reads.iter().enumerate() {
+                let t = r.t;
+                let (t2, t3) = (t * t, t * t * t);
+                let powers = [1.0, t, t2, t3, t2 * t2, t2 * t3];
+                let m = &mut acc.moments[phase][r.interval];
+                for q in 0..6 {
+                    m[q] += g[phase] * powers[q];
+                }
+            }
+            let s = [g[0] * reads[0].slope, g[1] * reads[1].slope];
+            let (counts, rest) = danger_counts(danger);
+            danger = rest;
+            for (k, n) in counts {
+                let u = &mut acc.units[k];
+                *u = [u[0] + s[0] * n, u[1] + s[1] * n];
+            }
+        }
+    }
+
+    /// The summed loss of the positions `range` of `set`, in order.
+    pub fn loss_sum(
+        &self,
+        set: &TraceSet,
+        range: std::ops::Range<usize>,
+        objective: &Objective,
+    ) -> f64 {
+        let mut scratch = Scratch::default();
+        let mut sum = 0.0;
+        for i in range {
+            let v = set.view(i);
+            let e = self.evaluate(&v, &mut scratch);
+            sum += objective.loss(e.value, &v).0;
+        }
+        sum
+    }
+
+    /// The summed loss and gradient of the positions `indices` of `set`
+    /// (any order), added to `acc`.
+    pub fn accumulate(
+        &self,
+        set: &TraceSet,
+        indices: &[u32],
+        objective: &Objective,
+        acc: &mut Accumulator,
+    ) {
+        let mut scratch = Scratch::default();
+        let mut chunk = Chunk::default();
+        for group in indices.chunks(GROUP) {
+            chunk.load(set, group);
+            for &at in &chunk.at[..group.len()] {
+                let v = set.view_at(at);
+                let e = self.evaluate(&v, &mut scratch);
+                let (l, d) = objective.loss(e.value, &v);
+                acc.loss += l;
+                self.add_gradient(&v, d, &e, &scratch, acc);
+            }
+        }
+    }
+}
+
+/// Positions whose records are brought into the cache together.
+const GROUP: usize = 64;
+
+/// Where the records of a group of positions are, read ahead of their
+/// evaluation.
+#[derive(Clone, Debug)]
+struct Chunk {
+    at: [usize; GROUP],
+}
+
+impl Default for Chunk {
+    fn default() -> Self {
+        Chunk { at: [0; GROUP] }
+    }
+}
+
+impl Chunk {
+    /// Finds the records of `group` and touches their first and last bytes:
+    /// independent loads, so that their cache misses overlap (a position
+    /// read at random misses the cache twice, for its start and for its
+    /// record).
+    #[inline(always)]
+    fn load(&mut self, set: &TraceSet, group: &[u32]) {
+        let mut ends = [0usize; GROUP];
+        for ((at, end), &i) in self.at.iter_mut().zip(&mut ends).zip(group) {
+            let r = set.record_range(i as usize);
+            (*at, *end) = (r.start, r.end);
+        }
+        let bytes = set.record_bytes_slice();
+        let mut touched = 0u8;
+        for (&at, &end) in self.at.iter().zip(&ends).take(group.len()) {
+            touched ^= bytes[at] ^ bytes[end.max(at + 1) - 1];
+        }
+        std::hint::black_box(touched);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use engine::eval::{Params, danger, trace};
+    use engine::formats::labeled::parse_line;
+    use shakmaty::Chess;
+
+    use crate::objective::ObjectiveKind;
+
+    /// The first `n` positions of the bundled data, with their results.
+    fn positions(n: usize) -> Vec<(Chess, engine::formats::labeled::GameResult)> {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../data/labeled/masters-quiet-20k.epd"
+        );
+        let text = std::fs::read_to_string(path).expect("bundled data");
+        text.lines()
+            .take(n)
+            .map(|l| {
+                let r = parse_line(l).expect("a good line").expect("a record");
+                (r.position, r.result.expect("a result"))
+            })
+            .collect()
+    }
+
+    /// Bumpy weights with a nonzero attack table and fractional units.
+    fn weights() -> Vec<f64> {
+        let mut w: Vec<f64> = (0..2 * NUM_ENTRIES)
+            .map(|i| (i % 17) as f64 - 8.0 + (i % 5) as f64 * 0.37)
+            .collect();
+        for j in 0..TABLE.len {
+            w[2 * TABLE.at(j)] = (j * j) as f64 * 0.9 - 3.0 * (j % 7) as f64;
+            w[2 * TABLE.at(j) + 1] = 5.0 * j as f64 + (j % 3) as f64;
+        }
+        for (k, &e) in UNIT_ENTRY.iter().enumerate() {
+            w[2 * e] = 1.3 + k as f64 * 0.61;
+            w[2 * e + 1] = 0.7 + k as f64 * 0.29;
+        }
+        w
+    }
+
+    #[test]
+    fn the_expanded_table_is_the_relaxation() {
+        let w = weights();
+        let kernel = Kernel::new(&w);
+        for phase in 0..2 {
+            let table = |j: usize| w[2 * TABLE.at(j) + phase];
+            for step in -40..=(MAX_COUNTER * 8 + 40) {
+                let c = step as f64 / 8.0 + 0.013 * (step % 3) as f64;
+                let want = danger::interpolate(table, c);
+                let (value, read) = kernel.read(phase, c);
+                assert!((value - want.value).abs() < 1e-9, "{phase} {c}");
+                assert!((read.slope - want.slope).abs() < 1e-9, "{phase} {c}");
+                // The element weights, from the interval's polynomials.
+                let (index, weights) = &INTERVAL[read.interval];
+                let mut got = vec![0.0; TABLE.len];
+                for (&j, poly) in index.iter().zip(weights) {
+                    got[j] += horner::<6>(poly, read.t);
+                }
+                let mut expected = vec![0.0; TABLE.len];
+                for (&j, &x) in want.index.iter().zip(&want.weight) {
+                    expected[j] += x;
+                }
+                for j in 0..TABLE.len {
+                    assert!((got[j] - expected[j]).abs() < 1e-12, "{phase} {c} {j}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn the_kernels_match_the_engine_trace() {
+        let mut set = TraceSet::new();
+        let positions = positions(300);
+        for (pos, result) in &positions {
+            set.push_position(pos, *result, None);
+        }
+        let objective = Objective {
+            kind: ObjectiveKind::Mse,
+            k: 1.0,
+            lambda: 1.0,
+            draw_margin: 0.5,
+        };
+        // Integer weights: the engine's evaluation (White's view), up to
+        // its truncation.
+        let params = Params::defaults();
+        let w: Vec<f64> = params.to_scalars().iter().map(|&x| x as f64).collect();
+        let kernel = Kernel::new(&w);
+        let mut scratch = Scratch::default();
+        for (i, (pos, _)) in positions.iter().enumerate() {
+            let t = trace(pos);
+            let white = match t.turn {
+                shakmaty::Color::White => 1.0,
+                shakmaty::Color::Black => -1.0,
+            };
+            let e = kernel.evaluate(&set.view(i), &mut scratch);
+            let engine = white * t.evaluate(&params) as f64;
+            assert!((e.value - engine).abs() < 1.0, "{i}: {} {engine}", e.value);
+        }
+        // Any weights: the gradient is the engine trace's exact gradient
+        // (side to move's view) times d loss / d eval.
+        let w = weights();
+        let kernel = Kernel::new(&w);
+        let rounded =
+            Params::from_scalars(&w.iter().map(|&x| x.round() as i32).collect::<Vec<_>>());
+        let kernel_rounded_w: Vec<f64> = rounded.to_scalars().iter().map(|&x| x as f64).collect();
+        let kernel_rounded = Kernel::new(&kernel_rounded_w);
+        for (i, (pos, _)) in positions.iter().enumerate() {
+            let t = trace(pos);
+            let white = match t.turn {
+                shakmaty::Color::White => 1.0,
+                shakmaty::Color::Black => -1.0,
+            };
+            let v = set.view(i);
+            let e = kernel_rounded.evaluate(&v, &mut scratch);
+            let mut acc = Accumulator::new(w.len());
+            kernel_rounded.add_gradient(&v, 1.0, &e, &scratch, &mut acc);
+            let (_, grad) = acc.finish();
+            let mut want = vec![0.0; w.len()];
+            for (p, d) in t.gradient(&rounded) {
+                want[p] += white * d;
+            }
+            for p in 0..w.len() {
+                assert!(
+                    (grad[p] - want[p]).abs() < 1e-9 * (1.0 + want[p].abs()),
+                    "position {i} scalar {p}: {} {}",
+                    grad[p],
+                    want[p]
+                );
+            }
+            // The chunk loop sums the same.
+            let mut acc = Accumulator::new(w.len());
+            kernel.accumulate(&set, &[i as u32], &objective, &mut acc);
+            let e = kernel.evaluate(&v, &mut scratch);
+            let (l, d) = objective.loss(e.value, &v);
+            let mut one = Accumulator::new(w.len());
+            one.loss += l;
+            kernel.add_gradient(&v, d, &e, &scratch, &mut one);
+            assert_eq!(acc.finish(), one.finish());
+        }
+    }
+}
