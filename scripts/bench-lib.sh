@@ -52,7 +52,7 @@ bench_binary() {
         echo "${!var}"
     else
         (cd "$ROOT" && cargo build --release -q -p "$package")
-        echo "$ROOT/target/release/$package"
+        echo "$(cd "$ROOT" && realpath -m "${CARGO_TARGET_DIR:-target}")/release/$package"
     fi
 }
 

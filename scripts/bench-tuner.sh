@@ -29,7 +29,7 @@ rounds=${ROUNDS:-2}
 batch=${BATCH:-16384}
 ethereal_git=${ETHEREAL_GIT:-/work/.mirror/AndyGrant+Ethereal/repo}
 cargo build --release --quiet -p tuner
-tuner=$root/target/release/tuner
+tuner=$(cd "$root" && realpath -m "${CARGO_TARGET_DIR:-target}")/release/tuner
 work=$WORK
 
 lines=$(wc -l <"$data")

@@ -14,6 +14,8 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 command -v jq >/dev/null || { echo "bench: jq is needed (apt install jq)" >&2; exit 1; }
 cargo build --release --quiet || exit 1
+# Where cargo puts the binaries (CARGO_TARGET_DIR is honoured, relative to the workspace).
+BIN_DIR=$(realpath -m "${CARGO_TARGET_DIR:-target}")/release
 log=$(mktemp -t bench-XXXXXX.log)
 figures=$(mktemp -d -t bench-figures-XXXXXX)
 rows=()
@@ -35,12 +37,12 @@ bench() {
 echo "benchmarks running; full output in $log" >&2
 
 # engine: static evaluation and search speed (their --summary JSON).
-target/release/engine bench-eval --summary "$figures/eval.json" >>"$log" 2>&1
+"$BIN_DIR"/engine bench-eval --summary "$figures/eval.json" >>"$log" 2>&1
 play=$(get "$figures/eval.json" play_positions_per_second | xargs printf '%.0f')
 trace=$(get "$figures/eval.json" trace_positions_per_second | xargs printf '%.0f')
 row engine "eval, play mode (positions/s)" "$play" "target" "2000000" "$(ratio "$play" 2000000)"
 row engine "eval, trace mode (positions/s)" "$trace" "play mode" "$play" "$(ratio "$play" "$trace") cost"
-target/release/engine bench --summary "$figures/bench1.json" >>"$log" 2>&1
+"$BIN_DIR"/engine bench --summary "$figures/bench1.json" >>"$log" 2>&1
 nps=$(get "$figures/bench1.json" nps); signature=$(get "$figures/bench1.json" nodes)
 sf_nps=""
 if [ -x /usr/games/stockfish ]; then
@@ -50,7 +52,7 @@ if [ -x /usr/games/stockfish ]; then
 fi
 row engine "bench nps, 1 thread (sig. $signature)" "$nps" "stockfish bench" "${sf_nps:-n/a}" "$(ratio "$nps" "$sf_nps")"
 # Lazy SMP: time to depth 13 on the bench positions, 1 against 2 threads.
-target/release/engine bench --threads 2 --summary "$figures/bench2.json" >>"$log" 2>&1
+"$BIN_DIR"/engine bench --threads 2 --summary "$figures/bench2.json" >>"$log" 2>&1
 t1=$(get "$figures/bench1.json" search_seconds | xargs printf '%.3f')
 t2=$(get "$figures/bench2.json" search_seconds | xargs printf '%.3f')
 row engine "time to depth 13, 2 threads (s)" "$t2" "1 thread (s)" "${t1:-n/a}" "$(ratio "$t1" "$t2") speed-up"

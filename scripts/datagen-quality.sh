@@ -25,6 +25,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
+# Where cargo puts the binaries (CARGO_TARGET_DIR is honoured, relative to the workspace).
+TARGET_DIR=$(realpath -m "${CARGO_TARGET_DIR:-target}")
 
 N=200000
 GAMES=400
@@ -53,7 +55,7 @@ DIR=$(cd "$DIR" && pwd)
 LOG="$DIR/log.txt"
 if [ -z "${BIN:-}" ]; then
     cargo build --release --quiet
-    BIN="$ROOT/target/release"
+    BIN="$TARGET_DIR/release"
 fi
 log() { echo "$(date -u +%H:%M:%S) $*" | tee -a "$LOG"; }
 

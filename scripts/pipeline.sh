@@ -29,6 +29,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
+# Where cargo puts the binaries (CARGO_TARGET_DIR is honoured, relative to the workspace).
+TARGET_DIR=$(realpath -m "${CARGO_TARGET_DIR:-target}")
 
 usage() {
     cat <<'USAGE'
@@ -135,7 +137,7 @@ fi
 mkdir -p "$RUN_DIR"
 RUN_DIR=$(cd "$RUN_DIR" && pwd)
 LOG="$RUN_DIR/pipeline.log"
-BIN="$ROOT/target/release"
+BIN="$TARGET_DIR/release"
 STEPS=()
 declare -A WALL CPU
 
@@ -285,9 +287,9 @@ rebuild() {
     cp "$ROOT/Cargo.lock" "$ws/"
     sed 's/^members = .*/members = ["engine"]/' "$ROOT/Cargo.toml" >"$ws/Cargo.toml"
     cp "$CHAMPION_RS" "$ws/engine/src/eval/params.rs"
-    CARGO_TARGET_DIR="$ROOT/target/pipeline-engine" cargo build --release --quiet \
+    CARGO_TARGET_DIR="$TARGET_DIR/pipeline-engine" cargo build --release --quiet \
         --manifest-path "$ws/Cargo.toml" --bin engine
-    cp "$ROOT/target/pipeline-engine/release/engine" "$RUN_DIR/engine-tuned"
+    cp "$TARGET_DIR/pipeline-engine/release/engine" "$RUN_DIR/engine-tuned"
     "$RUN_DIR/engine-tuned" params | grep -v '^#' >"$RUN_DIR/engine-tuned.params"
     grep -v '^#' "$CHAMPION" | cmp - "$RUN_DIR/engine-tuned.params"
 }
