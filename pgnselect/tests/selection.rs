@@ -646,3 +646,42 @@ fn result_check_drops_games_the_final_position_contradicts() {
     let out = pgnselect(&[p, "--search-depth", "3"]);
     assert!(!out.status.success());
 }
+
+/// Found by the fuzz target `pgnselect_pgn` (option set 4: every ply with a
+/// depth-1 score bound): a Fischer game whose moves have no space after the
+/// move numbers and empty Elo tags. Replayed through the binary: it runs,
+/// and every written line is a legal position within the bound's game.
+#[test]
+fn fuzz_found_game_with_a_score_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let pgn = dir.path().join("found.pgn");
+    std::fs::write(
+        &pgn,
+        "[Event \"Washington\"]\n[Site \"Washington\"]\n[Date \"1956.??.??\"]\n[Round \"?\"]\n\
+         [White \"Fischer, Robert James\"]\n[Black \"Hurttlen, N.\"]\n[Result \"1/2-1/2\"]\n\
+         [WhiteElo \"\"]\n[BlackElo \"\"]\n[ECO \"C84\"]\n\n\
+         1.Nf3 Nc6 2.e4 e5 3.Bb5 a6 4.Ba4 Nf6 5.O-O Be7 6.Re1 O-O 7.Bxc6 dxc6 8.Nxe5 Bc5\n\
+         9.c3 Re8 10.d4 Bd6 11.Bg5 Bxe5 12.dxe5 Qxd1 13.Rxd1 Nxe4 14.Be3 Bf5  1/2-1/2\n\n\n",
+    )
+    .unwrap();
+    let (stdout, stderr) = run_ok(&[
+        "--min-ply",
+        "0",
+        "-d",
+        "1",
+        "-s",
+        "1",
+        "--max-score",
+        "300",
+        "--search-depth",
+        "1",
+        "--threads",
+        "1",
+        "-o",
+        "-",
+        pgn.to_str().unwrap(),
+    ]);
+    assert_eq!(count(&stderr, "games read"), 1, "{stderr}");
+    let written = read_back(&stdout);
+    assert!(!written.is_empty() && written.len() <= 29, "{stderr}");
+}
