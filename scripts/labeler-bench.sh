@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmark of labeler (issue 5):
+# Benchmark of labeler:
 #  1. games/s and average game length with in-process self-play on
 #     typical middlegame positions (default: 100 positions, 5,000 nodes per
 #     move, 2 threads);
