@@ -238,9 +238,21 @@ pub fn key(pos: &Chess) -> u64 {
 /// recomputed otherwise (king and castling-rights moves, double pushes,
 /// positions with an en-passant square).
 pub fn key_after(before: &Chess, before_key: u64, m: &Move, after: &Chess) -> u64 {
-    match before.update_zobrist_hash::<Zobrist64>(Zobrist64(before_key), *m, KEY_EP_MODE) {
+    hash_after(before, before_key, m, after, KEY_EP_MODE)
+}
+
+/// The Zobrist hash of `after` under `mode`, updated from `before`'s where
+/// shakmaty can, recomputed otherwise.
+fn hash_after(
+    before: &Chess,
+    before_key: u64,
+    m: &Move,
+    after: &Chess,
+    mode: EnPassantMode,
+) -> u64 {
+    match before.update_zobrist_hash::<Zobrist64>(Zobrist64(before_key), *m, mode) {
         Some(z) => z.0,
-        None => key(after),
+        None => after.zobrist_hash::<Zobrist64>(mode).0,
     }
 }
 
@@ -258,10 +270,7 @@ pub fn polyglot_key(pos: &Chess) -> u64 {
 
 /// [`key_after`] for [`polyglot_key`].
 pub fn polyglot_key_after(before: &Chess, before_key: u64, m: &Move, after: &Chess) -> u64 {
-    match before.update_zobrist_hash::<Zobrist64>(Zobrist64(before_key), *m, POLYGLOT_EP_MODE) {
-        Some(z) => z.0,
-        None => polyglot_key(after),
-    }
+    hash_after(before, before_key, m, after, POLYGLOT_EP_MODE)
 }
 
 /// The colour-flipped mirror of a position: the board turned upside down,
