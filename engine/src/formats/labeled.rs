@@ -304,6 +304,15 @@ pub fn parse_line(line: &str) -> Result<Option<LabeledPosition>, RecordErrorKind
     parse_epd(line).map(Some)
 }
 
+/// An integer score (EPD `ce`, a CSV score column); `i32::MIN` is refused
+/// because it has no negation (scores are turned to the other side's view).
+fn parse_score(text: &str) -> Result<i32, RecordErrorKind> {
+    text.parse::<i32>()
+        .ok()
+        .filter(|&s| s != i32::MIN)
+        .ok_or_else(|| RecordErrorKind::BadScore(text.into()))
+}
+
 fn parse_pipe(line: &str) -> Result<LabeledPosition, RecordErrorKind> {
     let mut parts = line.split('|').map(str::trim);
     let fen = parts.next().unwrap_or_default();
@@ -385,11 +394,7 @@ fn parse_epd(line: &str) -> Result<LabeledPosition, RecordErrorKind> {
                 result = Some(r);
             }
             "ce" => {
-                let s = arg
-                    .parse::<i32>()
-                    .ok()
-                    .filter(|&s| s != i32::MIN)
-                    .ok_or_else(|| RecordErrorKind::BadScore(arg.into()))?;
+                let s = parse_score(arg)?;
                 if score.is_some_and(|first| first != s) {
                     return Err(RecordErrorKind::Conflict(rest.into()));
                 }
@@ -559,12 +564,7 @@ fn parse_csv_row(line: &str, cols: &CsvColumns) -> Result<LabeledPosition, Recor
     };
     let score = match cols.score.map(|i| fields[i]) {
         None | Some("") => None,
-        Some(s) => Some(
-            s.parse::<i32>()
-                .ok()
-                .filter(|&s| s != i32::MIN)
-                .ok_or_else(|| RecordErrorKind::BadScore(s.into()))?,
-        ),
+        Some(s) => Some(parse_score(s)?),
     };
     Ok(LabeledPosition {
         position,
