@@ -187,8 +187,7 @@ impl Visitor for AnnotatedVisitor<'_> {
     }
 
     fn begin_movetext(&mut self, tags: GameTags) -> ControlFlow<GameVerdict, AnnotatedGame> {
-        self.records.clear();
-        (self.moves_read, self.dropped_by_colour) = (0, 0);
+        // The game's buffers were emptied by `begin_game`.
         match tags.start() {
             Ok(start) => {
                 let key = polyglot_key(&start.position);

@@ -235,8 +235,7 @@ impl Visitor for CollectionVisitor<'_> {
     }
 
     fn begin_movetext(&mut self, tags: GameTags) -> ControlFlow<GameVerdict, GameInProgress> {
-        self.pending.clear();
-        self.counts = CollectionTally::default();
+        // The game's buffers were emptied by `begin_game`.
         self.result = tags.result;
         match tags.start() {
             Ok(start) => {
