@@ -22,6 +22,24 @@ fn tuner(args: &[&str], dir: &Path) -> Output {
         .expect("run tuner")
 }
 
+/// The first `n` lines of the labeled file `path`, as text.
+fn head(path: &Path, n: usize) -> String {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .take(n)
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// `text` compressed with gzip.
+fn gzip(text: &str) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(text.as_bytes()).unwrap();
+    e.finish().unwrap()
+}
+
 /// The parameter lines of a params file (its header names the command).
 fn values(path: &Path) -> Vec<String> {
     std::fs::read_to_string(path)
@@ -165,12 +183,7 @@ fn resume_equals_an_uninterrupted_run() {
     // A checkpoint is refused with other data (here: fewer positions) or any
     // other setting that changes the result, naming what differs.
     let other = dir.path().join("other.epd");
-    let text: String = std::fs::read_to_string(&d)
-        .unwrap()
-        .lines()
-        .take(500)
-        .map(|l| format!("{l}\n"))
-        .collect();
+    let text = head(&d, 500);
     std::fs::write(&other, text).unwrap();
     let refused = |extra: &[&str], input: &str| -> String {
         let mut args = common("r.params", "r.csv", "12");
@@ -295,12 +308,7 @@ fn resume_with_stream_equals_an_uninterrupted_run() {
 fn resume_with_recompute_pv_equals_an_uninterrupted_run() {
     let dir = tempfile::tempdir().unwrap();
     let small = dir.path().join("small.epd");
-    let text: String = std::fs::read_to_string(data())
-        .unwrap()
-        .lines()
-        .take(3000)
-        .map(|l| format!("{l}\n"))
-        .collect();
+    let text = head(&data(), 3000);
     std::fs::write(&small, text).unwrap();
     let run = |name: &str, epochs: &str, resume: bool| {
         let x = dir.path().join(format!("{name}.params"));
@@ -663,20 +671,12 @@ fn bullet_text_and_binary_inputs_give_the_epd_losses() {
 /// combined with input files, and a damaged one is refused by name.
 #[test]
 fn trace_cache_and_compressed_inputs_train_identically() {
-    use std::io::Write;
     let dir = tempfile::tempdir().unwrap();
-    let text: String = std::fs::read_to_string(data())
-        .unwrap()
-        .lines()
-        .take(4000)
-        .map(|l| format!("{l}\n"))
-        .collect();
+    let text = head(&data(), 4000);
     let plain = dir.path().join("set.epd");
     std::fs::write(&plain, &text).unwrap();
     let gz = dir.path().join("set.epd.gz");
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    e.write_all(text.as_bytes()).unwrap();
-    std::fs::write(&gz, e.finish().unwrap()).unwrap();
+    std::fs::write(&gz, gzip(&text)).unwrap();
     let zst = dir.path().join("set.epd.zst");
     std::fs::write(&zst, zstd::encode_all(text.as_bytes(), 3).unwrap()).unwrap();
     let cache = dir.path().join("set.traces");
@@ -773,17 +773,9 @@ fn trace_cache_and_compressed_inputs_train_identically() {
 /// starting with a UTF-8 byte-order mark reads whole.
 #[test]
 fn truncated_compressed_inputs_are_fatal() {
-    use std::io::Write;
     let dir = tempfile::tempdir().unwrap();
-    let text: String = std::fs::read_to_string(data())
-        .unwrap()
-        .lines()
-        .take(3000)
-        .map(|l| format!("{l}\n"))
-        .collect();
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    e.write_all(text.as_bytes()).unwrap();
-    let gz = e.finish().unwrap();
+    let text = head(&data(), 3000);
+    let gz = gzip(&text);
     let zst = zstd::encode_all(text.as_bytes(), 3).unwrap();
     for (name, bytes) in [("cut.epd.gz", &gz), ("cut.epd.zst", &zst)] {
         let path = dir.path().join(name);
