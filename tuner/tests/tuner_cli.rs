@@ -6,7 +6,7 @@
 #[path = "../../engine/tests/support/cli.rs"]
 mod cli;
 
-use cli::{ok, workspace};
+use cli::{copy_dir, ok, workspace};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -567,19 +567,6 @@ fn emitted_params_rs_compiles_into_the_engine() {
     let printed = ok("tuner", &out);
     let printed_values: Vec<&str> = printed.lines().filter(|l| !l.starts_with('#')).collect();
     assert_eq!(printed_values, values(&x));
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 /// bullet's text and binary formats (the self-play outputs) read as the
