@@ -3,14 +3,11 @@
 //! than replaced, and every print path fails with exit 1 and a message on a
 //! full device.
 
-#[path = "../../engine/tests/support/cli.rs"]
-mod cli;
-
 mod support;
 
 use std::process::Stdio;
 
-use cli::{assert_clean_failure, stderr};
+use support::cli::{assert_clean_failure, stderr};
 use support::{Fixtures, makebook, run_ok};
 
 const GAMES: &str = "\
