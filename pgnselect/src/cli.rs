@@ -54,12 +54,16 @@ order: no legal move (dropped), --random-move, --min-pieces, --quiet,
 a player below --min-elo (or unrated), fewer than --min-game-plies plies, a
 Variant tag other than standard chess (standard, chess, normal, from
 position, classical; any case), (with --result-check) a final position
-whose search contradicts the result, or a Termination tag saying that the
-result does not reflect the play: one containing (any case) time forfeit,
-on time, forfeit, abandon, unterminated, infraction, illegal, stalled,
-disconnect, crash, emergency or death, or exactly time or timeout. Every
-other Termination (normal, adjudication, GUI TB adjudication, 3-fold rep,
-50-move rule, TCEC draw rule, checkmate, resign, ...) is kept.
+whose search contradicts the result, or a Termination or TerminationDetails
+tag saying that the result does not reflect the play: one containing (any
+case) time forfeit, on time, forfeit, abandon, unterminated, infraction,
+illegal, stall, disconnect, crash, withdraw, emergency or death, or
+exactly time or timeout. TerminationDetails is read because TCEC writes the
+reason there beside a generic or missing Termination (White loses on time,
+Black's connection stalls, White disconnects, illegal move: c7f7). Every
+other termination (normal, adjudication, GUI TB adjudication, 3-fold rep,
+50-move rule, TCEC draw rule, SyzygyTB, White mates, checkmate, resign,
+...) is kept.
 
 Malformed games (illegal or ambiguous moves, stray tokens, broken tag lines,
 bad FEN tag, a comment or variation never closed, text cut short without a

@@ -238,3 +238,40 @@ fn a_game_cut_short_is_reported_not_used_in_part() {
     assert_eq!(skipped(&run, "games_malformed"), 1);
     assert_eq!(counted(&run, "games_used"), 10, "{}", run.stderr);
 }
+
+/// TCEC writes why a game ended in `TerminationDetails`, beside a generic
+/// `Termination` or none: a loss on time, a stalled connection or a
+/// disconnection there drops the game as the same words in `Termination`
+/// do; TCEC's other reasons (draw rule, SyzygyTB, mates) keep it.
+#[test]
+fn termination_details_of_tcec_archives_are_read_too() {
+    // Game 1 (adjudication, TCEC draw rule) and game 3 (GUI TB
+    // adjudication, SyzygyTB) are kept as they are.
+    let (text, _) = mutated(1, "TCEC draw rule", "White loses on time");
+    let run = sample_every_ply(&text);
+    assert_eq!(skipped(&run, "games_abnormal_termination"), 5);
+    assert_eq!(counted(&run, "games_used"), 10, "{}", run.stderr);
+    // No Termination at all, the reason in TerminationDetails only.
+    for details in [
+        "Black's connection stalls",
+        "White disconnects",
+        "illegal move: c7f7",
+    ] {
+        let (text, _) = mutated(
+            2,
+            "[Termination \"GUI adjudication\"]",
+            &format!("[TerminationDetails \"{details}\"]"),
+        );
+        let run = sample_every_ply(&text);
+        assert_eq!(skipped(&run, "games_abnormal_termination"), 5, "{details}");
+        assert_eq!(counted(&run, "games_used"), 10, "{details}: {}", run.stderr);
+    }
+    let (text, _) = mutated(
+        2,
+        "[Termination \"GUI adjudication\"]",
+        "[TerminationDetails \"White mates\"]",
+    );
+    let run = sample_every_ply(&text);
+    assert_eq!(skipped(&run, "games_abnormal_termination"), 4);
+    assert_eq!(counted(&run, "games_used"), 11, "{}", run.stderr);
+}

@@ -1,7 +1,8 @@
 //! The PGN tags the tools judge a game by, and where a game starts.
 //!
 //! [`GameTags`] keeps what pgnselect and makebook look at: `Result`,
-//! `WhiteElo`/`BlackElo`, `Termination`, `Variant` and `FEN`, and whether
+//! `WhiteElo`/`BlackElo`, `Termination` and `TerminationDetails`, `Variant`
+//! and `FEN`, and whether
 //! any tag was seen at all. [`GameTags::start`] gives the starting position
 //! and its ply; [`GameTags::result_reflects_play`] reads the free-text
 //! `Termination` tag of real files.
@@ -15,7 +16,11 @@
 //!   result reflects the play unless the text names one of
 //!   [`UNREPRESENTATIVE_TERMINATIONS`]: a time forfeit, an abandoned,
 //!   unterminated or stalled game, a rules infraction or illegal move, a
-//!   disconnection, a crash, an emergency or a death.
+//!   disconnection, a crash, a withdrawal, an emergency or a death. TCEC
+//!   archives write the reason in `TerminationDetails` (`White loses on
+//!   time`, `Black's connection stalls`, `illegal move: c7f7`, next to a
+//!   generic `Termination` or none at all), so both tags are read the same
+//!   way: either one naming such a termination is enough.
 
 use pgn_reader::RawTag;
 use shakmaty::{Chess, Color, Position};
@@ -38,16 +43,17 @@ pub const STANDARD_VARIANTS: [&str; 7] = [
 /// Words of a `Termination` tag (lower case) that mean the result does not
 /// reflect the play on the board. A tag is unrepresentative when it is one
 /// of the single words `time`/`forfeit`, or contains one of these.
-pub const UNREPRESENTATIVE_TERMINATIONS: [&str; 12] = [
+pub const UNREPRESENTATIVE_TERMINATIONS: [&str; 13] = [
     "time forfeit",
     "on time",
     "abandon",
     "unterminated",
     "infraction",
     "illegal",
-    "stalled",
+    "stall",
     "disconnect",
     "crash",
+    "withdraw",
     "emergency",
     "death",
     "forfeit",
@@ -70,6 +76,8 @@ pub struct GameTags {
     pub black_elo: Option<u32>,
     /// The `Termination` tag.
     pub termination: Option<String>,
+    /// The `TerminationDetails` tag (TCEC's reason for the end).
+    pub termination_details: Option<String>,
     /// The `Variant` tag.
     pub variant: Option<String>,
     /// The `FEN` tag.
@@ -120,6 +128,7 @@ impl GameTags {
             b"WhiteElo" => self.white_elo = text.trim().parse().ok(),
             b"BlackElo" => self.black_elo = text.trim().parse().ok(),
             b"Termination" => self.termination = Some(text.to_string()),
+            b"TerminationDetails" => self.termination_details = Some(text.to_string()),
             b"Variant" => self.variant = Some(text.to_string()),
             b"FEN" => self.fen = Some(text.to_string()),
             _ => {}
@@ -142,17 +151,20 @@ impl GameTags {
         })
     }
 
-    /// Whether the result reflects the play on the board: true without a
-    /// `Termination` tag and for every value that does not name one of
-    /// [`UNREPRESENTATIVE_TERMINATIONS`].
+    /// Whether the result reflects the play on the board: true unless the
+    /// `Termination` or the `TerminationDetails` tag names one of
+    /// [`UNREPRESENTATIVE_TERMINATIONS`] (or is exactly `time` or
+    /// `timeout`).
     pub fn result_reflects_play(&self) -> bool {
-        self.termination.as_deref().is_none_or(|t| {
-            let t = t.trim().to_ascii_lowercase();
+        let reflects = |text: &str| {
+            let t = text.trim().to_ascii_lowercase();
             !UNREPRESENTATIVE_WORDS.contains(&t.as_str())
                 && !UNREPRESENTATIVE_TERMINATIONS
                     .iter()
                     .any(|word| t.contains(word))
-        })
+        };
+        self.termination.as_deref().is_none_or(reflects)
+            && self.termination_details.as_deref().is_none_or(reflects)
     }
 
     /// The starting position of a standard-chess game.
@@ -228,12 +240,49 @@ mod tests {
             "TCEC Draw Rule",
             "User adjudication",
             "GUI TB Mate in 23",
+            "manual adjudication",
             "",
         ] {
             assert!(
                 tags(&[("Termination", kept)]).result_reflects_play(),
                 "{kept}"
             );
+        }
+        // TCEC's TerminationDetails of games whose result is the play's.
+        for kept in [
+            "TCEC draw rule",
+            "TCEC win rule",
+            "SyzygyTB",
+            "TB position",
+            "White mates",
+            "Black mates",
+            "3-Fold repetition",
+            "Fifty moves rule",
+            "Insufficient material",
+            "Stalemate",
+            "Black resigns",
+            "Manual adjudication",
+        ] {
+            for termination in [None, Some("adjudication")] {
+                let mut list = vec![("TerminationDetails", kept)];
+                list.extend(termination.map(|t| ("Termination", t)));
+                assert!(tags(&list).result_reflects_play(), "{kept}");
+            }
+        }
+        // ... and of games it is not: with a generic Termination or none.
+        for dropped in [
+            "White loses on time",
+            "Black loses on time",
+            "White disconnects",
+            "Black's connection stalls",
+            "White's connection stalls",
+            "illegal move: c7f7",
+        ] {
+            for termination in [None, Some("adjudication"), Some("")] {
+                let mut list = vec![("TerminationDetails", dropped)];
+                list.extend(termination.map(|t| ("Termination", t)));
+                assert!(!tags(&list).result_reflects_play(), "{dropped}");
+            }
         }
         for dropped in [
             "time forfeit",
@@ -249,6 +298,8 @@ mod tests {
             "stalled connection",
             "Black disconnects",
             "engine crash",
+            "User adjudication - GUI crash",
+            "Chiron Stage 3 withdrawal",
         ] {
             assert!(
                 !tags(&[("Termination", dropped)]).result_reflects_play(),
