@@ -21,7 +21,7 @@ use engine::chess::position::{polyglot_key, polyglot_key_after};
 use engine::chess::san::resolve_san;
 use engine::formats::book::encode_move;
 use engine::formats::pgn_games::GameVisitor;
-use engine::formats::pgn_tags::GameTags;
+use engine::formats::pgn_tags::{GameTags, StartError};
 use pgn_reader::{Nag, RawComment, RawTag, SanPlus, Skip, Visitor};
 use shakmaty::{Chess, Color, Position};
 
@@ -197,6 +197,7 @@ impl Visitor for AnnotatedVisitor<'_> {
                     any_tag: tags.any_tag,
                 })
             }
+            Err(StartError::Variant(_)) => ControlFlow::Break(GameVerdict::OtherVariant),
             Err(reason) => ControlFlow::Break(GameVerdict::Malformed(reason.to_string())),
         }
     }

@@ -68,6 +68,8 @@ pub struct FileReport {
     pub games_used: u64,
     /// Games without moves.
     pub games_without_moves: u64,
+    /// Games of another variant (not read).
+    pub games_other_variant: u64,
     /// Games skipped as malformed.
     pub malformed_games: u64,
     /// Annotations ignored as malformed.
@@ -146,6 +148,7 @@ fn report_problems(report: &mut FileReport, scans: &[ChunkScan], verbose: bool, 
         report.games += scan.games as u64;
         report.games_used += scan.games_used as u64;
         report.games_without_moves += scan.games_without_moves as u64;
+        report.games_other_variant += scan.games_other_variant as u64;
         for problem in &scan.problems {
             match problem.kind {
                 ProblemKind::MalformedGame => report.malformed_games += 1,
@@ -415,11 +418,12 @@ pub fn summary(options: &BuildOptions, report: &BuildReport) -> String {
             "collection"
         };
         out.push_str(&format!(
-            "  {role} {}: {} ({} used, {} without moves, {} malformed and skipped{})\n",
+            "  {role} {}: {} ({} used, {} without moves, {} other variant, {} malformed and skipped{})\n",
             file.path.display(),
             plural(file.games, "game"),
             file.games_used,
             file.games_without_moves,
+            file.games_other_variant,
             file.malformed_games,
             if file.malformed_annotations > 0 {
                 format!(
@@ -486,6 +490,7 @@ pub fn json_summary(options: &BuildOptions, report: &BuildReport) -> Summary {
         .count("games_cut_at_max_ply", report.games_cut_at_max_ply)
         .skip("games_malformed", total(|f| f.malformed_games))
         .skip("games_without_moves", total(|f| f.games_without_moves))
+        .skip("games_other_variant", total(|f| f.games_other_variant))
         .skip("annotations_malformed", total(|f| f.malformed_annotations))
         .skip("moves_other_colour", report.dropped_by_colour)
         .skip("moves_below_min_elo", report.dropped_by_elo)
@@ -514,6 +519,7 @@ pub fn json_summary(options: &BuildOptions, report: &BuildReport) -> Summary {
                 "games": f.games,
                 "games_used": f.games_used,
                 "games_without_moves": f.games_without_moves,
+                "games_other_variant": f.games_other_variant,
                 "games_malformed": f.malformed_games,
                 "annotations_malformed": f.malformed_annotations,
             })

@@ -17,7 +17,7 @@ use engine::chess::san::resolve_san;
 use engine::formats::book::encode_move;
 use engine::formats::labeled::GameResult;
 use engine::formats::pgn_games::GameVisitor;
-use engine::formats::pgn_tags::GameTags;
+use engine::formats::pgn_tags::{GameTags, StartError};
 use pgn_reader::{RawTag, SanPlus, Skip, Visitor};
 use shakmaty::{Chess, Color, Position};
 
@@ -248,6 +248,7 @@ impl Visitor for CollectionVisitor<'_> {
                     tags,
                 })
             }
+            Err(StartError::Variant(_)) => ControlFlow::Break(GameVerdict::OtherVariant),
             Err(reason) => ControlFlow::Break(GameVerdict::Malformed(reason.to_string())),
         }
     }

@@ -53,13 +53,15 @@ played it. Inputs may be plain, gzip (.gz) or zstd (.zst) compressed, or -
 for standard input; the compression is recognised from the content.
 
 Games of standard chess are read (no Variant tag, or Standard, chess, normal,
-from position in any case); long algebraic moves (e2-e4) and promotions
-without '=' (a8Q) are read as what they mean. Malformed games (illegal
-moves, bad FEN tags, stray tokens, a comment or variation never closed, a
-game cut short without a result marker) are reported with file, line and
-game number, skipped and counted; a comment that runs into the next game
-costs only its own game. Malformed annotations are reported and ignored. The book is written atomically: an interrupted build
-leaves any previous book untouched.";
+from position in any case); games of other variants (fischerandom, ...) are
+skipped and counted as 'other variant', not reported one by one. Long
+algebraic moves (e2-e4) and promotions without '=' (a8Q) are read as what
+they mean. Malformed games (illegal moves, bad FEN tags, stray tokens, a
+comment or variation never closed, a game cut short without a result
+marker) are reported with file, line and game number, skipped and counted;
+a comment that runs into the next game costs only its own game. Malformed
+annotations are reported and ignored. The book is written atomically: an
+interrupted build leaves any previous book untouched.";
 
 #[derive(Parser, Debug)]
 #[command(

@@ -26,6 +26,9 @@ pub enum GameVerdict {
     Used,
     /// The game has no moves (e.g. a forfeit); nothing to use, no problem.
     NoMoves,
+    /// The game is another variant (`[Variant "fischerandom"]`, …): not
+    /// read, counted apart from the malformed games, not reported one by one.
+    OtherVariant,
     /// The game is broken (illegal move, bad FEN, stray text); it was skipped.
     Malformed(String),
 }
@@ -83,6 +86,8 @@ pub struct ChunkScan {
     pub games_used: usize,
     /// Games without moves.
     pub games_without_moves: usize,
+    /// Games of another variant.
+    pub games_other_variant: usize,
     /// Problems, in order of appearance.
     pub problems: Vec<Problem>,
 }
@@ -116,6 +121,7 @@ pub fn scan_chunk<V: BookVisitor>(chunk: &GameChunk, visitor: &mut V) -> ChunkSc
                     scan.games_used += 1;
                 }
                 Ok(GameVerdict::NoMoves) => scan.games_without_moves += 1,
+                Ok(GameVerdict::OtherVariant) => scan.games_other_variant += 1,
                 Ok(GameVerdict::Malformed(message)) => scan
                     .problems
                     .push(malformed(game.stop_line(chunk), message)),
