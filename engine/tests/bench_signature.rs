@@ -3,6 +3,9 @@
 //! change to search or evaluation behaviour changes it; such a commit
 //! updates the number here and quotes it in its message.
 
+#[path = "support/cli.rs"]
+mod cli;
+
 use std::process::Command;
 
 /// Nodes of `engine bench` (default depth, one thread, compiled weights).
@@ -10,15 +13,7 @@ const SIGNATURE: u64 = 6_270_792;
 
 #[test]
 fn engine_bench_node_count_is_the_signature() {
-    let out = Command::new(env!("CARGO_BIN_EXE_engine"))
-        .arg("bench")
-        .output()
-        .expect("run engine bench");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = cli::run_ok(Command::new(env!("CARGO_BIN_EXE_engine")).arg("bench"));
     let stdout = String::from_utf8(out.stdout).unwrap();
     // Last line: `N nodes M nps`.
     let last = stdout.lines().last().expect("bench prints its totals");

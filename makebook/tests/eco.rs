@@ -7,14 +7,11 @@
 //! pgn-extract's `-e` classification, where installed). Ctrl-C stops a
 //! run without touching the output, and the summary says so.
 
-#[path = "../../engine/tests/support/cli.rs"]
-mod cli;
-
 mod support;
 
 use std::process::Command;
 
-use cli::{ctrl_c, workspace};
+use support::cli::{ctrl_c, workspace};
 use support::{Fixtures, makebook, run_ok};
 
 /// The input without the lines of the tags `makebook eco` writes.
@@ -304,18 +301,13 @@ fn agreement_with_pgn_extract() {
     let ours_text = std::fs::read_to_string(&ours).unwrap();
     let stripped = f.file("stripped.pgn", &without_eco_tags(&ours_text));
     let theirs = f.path("theirs.pgn");
-    let out = Command::new(program)
-        .arg(format!("-e{table}"))
-        .arg("-s")
-        .arg("-o")
-        .arg(&theirs)
-        .arg(&stripped)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    support::cli::run_ok(
+        Command::new(program)
+            .arg(format!("-e{table}"))
+            .arg("-s")
+            .arg("-o")
+            .arg(&theirs)
+            .arg(&stripped),
     );
     let ours = eco_codes(&ours_text);
     let theirs = eco_codes(&std::fs::read_to_string(&theirs).unwrap());

@@ -3,14 +3,11 @@
 //! than replaced, and every print path fails with exit 1 and a message on a
 //! full device.
 
-#[path = "../../engine/tests/support/cli.rs"]
-mod cli;
-
 mod support;
 
 use std::process::Stdio;
 
-use cli::{assert_clean_failure, stderr};
+use support::cli::{assert_clean_failure, stderr};
 use support::{Fixtures, makebook, run_ok};
 
 const GAMES: &str = "\
@@ -25,41 +22,29 @@ const GAMES: &str = "\
 1. d4 d5 0-1
 ";
 
+/// A book or an ECO table written over its input, by name or through a
+/// link, is refused and the input stays whole.
 #[test]
-fn a_book_named_like_an_input_is_refused() {
+fn outputs_named_like_their_input_are_refused() {
     let f = Fixtures::new();
     let pgn = f.file("games.pgn", GAMES);
     let link = f.path("link.pgn");
     std::os::unix::fs::symlink(&pgn, &link).unwrap();
-    for output in [&pgn, &link] {
-        let out = makebook()
-            .arg("-o")
-            .arg(output)
-            .arg("--collections-only")
-            .arg(&pgn)
-            .output()
-            .unwrap();
-        assert_clean_failure(&out, "the output is the input");
-        assert_eq!(std::fs::read_to_string(&pgn).unwrap(), GAMES);
-    }
-}
-
-#[test]
-fn eco_output_named_like_its_input_is_refused() {
-    let f = Fixtures::new();
-    let pgn = f.file("games.pgn", GAMES);
-    let link = f.path("link.pgn");
-    std::os::unix::fs::symlink(&pgn, &link).unwrap();
-    for output in [&pgn, &link] {
-        let out = makebook()
-            .arg("eco")
-            .arg("-o")
-            .arg(output)
-            .arg(&pgn)
-            .output()
-            .unwrap();
-        assert_clean_failure(&out, "the output is the input");
-        assert_eq!(std::fs::read_to_string(&pgn).unwrap(), GAMES);
+    // Arguments before and after `-o OUTPUT`: a book, then an ECO table.
+    let commands: [(&[&str], &[&str]); 2] = [(&[], &["--collections-only"]), (&["eco"], &[])];
+    for (before, after) in commands {
+        for output in [&pgn, &link] {
+            let out = makebook()
+                .args(before)
+                .arg("-o")
+                .arg(output)
+                .args(after)
+                .arg(&pgn)
+                .output()
+                .unwrap();
+            assert_clean_failure(&out, "the output is the input");
+            assert_eq!(std::fs::read_to_string(&pgn).unwrap(), GAMES);
+        }
     }
 }
 

@@ -203,23 +203,18 @@ fn unusable_en_passant_positions_are_keyed_as_polyglot_does() {
     if !python_chess_available("unusable_en_passant_positions_are_keyed_as_polyglot_does") {
         return;
     }
-    let out = std::process::Command::new("python3")
-        .args([
-            "-c",
-            "import sys, chess, chess.polyglot\n\
+    let out = support::cli::run_ok(
+        std::process::Command::new("python3")
+            .args([
+                "-c",
+                "import sys, chess, chess.polyglot\n\
              b = chess.Board(sys.argv[2])\n\
              assert not b.has_legal_en_passant() and b.ep_square is not None\n\
              with chess.polyglot.open_reader(sys.argv[1]) as r:\n    \
                  print(' '.join(e.move.uci() for e in r.find_all(b)))\n",
-        ])
-        .arg(fx.path("book.bin"))
-        .arg(fen)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+            ])
+            .arg(fx.path("book.bin"))
+            .arg(fen),
     );
     assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "a5a4");
 }

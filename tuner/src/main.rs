@@ -4,7 +4,6 @@
 
 use engine::runtime::exit::is_broken_pipe;
 use engine::{say, say_raw};
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -13,9 +12,10 @@ use std::time::{Instant, SystemTime};
 use anyhow::{Context, Result, bail, ensure};
 use clap::{Args, Parser, Subcommand};
 use engine::eval::{BLOCKS, Group, Params, codegen};
-use engine::formats::atomic_file::{AtomicFile, check_outputs};
+use engine::formats::atomic_file::{check_outputs, write_file};
 use engine::formats::params_file;
 use engine::runtime::interrupt::Interrupt;
+use engine::runtime::progress::Progress;
 use engine::runtime::summary::{Status as SummaryStatus, Summary};
 use tuner::cache::{CacheMeta, CacheReader, CacheWriter};
 use tuner::checkpoint::Checkpoint;
@@ -264,14 +264,6 @@ struct TrainArgs {
     summary: Option<PathBuf>,
 }
 
-fn write_atomically(path: &Path, text: &str) -> Result<()> {
-    let mut f = AtomicFile::create(path)?;
-    f.write_all(text.as_bytes())
-        .with_context(|| format!("writing {}", path.display()))?;
-    f.commit()?;
-    Ok(())
-}
-
 fn with_extension(path: &Path, ext: &str) -> PathBuf {
     let mut s = path.as_os_str().to_owned();
     s.push(".");
@@ -375,7 +367,7 @@ fn trace_inputs(
 ) -> Result<(TraceSet, Vec<dataset::Sample>, dataset::LoadStats, usize)> {
     let keep = cli.recompute_pv > 0;
     let start = Instant::now();
-    let bar = progress_bar("tracing");
+    let bar = Progress::spinner(true);
     let mut writer = cli
         .save_traces
         .as_deref()
@@ -398,9 +390,9 @@ fn trace_inputs(
             positions += traces.len();
             Ok(())
         },
-        |n| bar.set_position(n as u64),
+        |n| show_positions(&bar, "tracing", n),
     )?;
-    bar.finish_and_clear();
+    bar.finish();
     let secs = start.elapsed().as_secs_f64();
     eprintln!(
         "loaded {positions} positions in {secs:.2}s ({:.0} positions/s resolved with {} and traced); \
@@ -441,10 +433,10 @@ fn load_data(cli: &TrainArgs, params: &Arc<Params>) -> Result<(TraceData, Vec<St
     let start = Instant::now();
     let (all, samples, mut inputs) = match &cli.traces {
         Some(path) => {
-            let bar = progress_bar("reading traces");
+            let bar = Progress::spinner(true);
             let mut reader = CacheReader::open(path)?;
-            let all = reader.read_all(|n| bar.set_position(n as u64))?;
-            bar.finish_and_clear();
+            let all = reader.read_all(|n| show_positions(&bar, "reading traces", n))?;
+            bar.finish();
             let secs = start.elapsed().as_secs_f64();
             let meta = reader.meta();
             eprintln!(
@@ -513,20 +505,12 @@ fn params_hash(params: &Params) -> String {
     format!("{:016x}", h.finish())
 }
 
-fn progress_bar(what: &str) -> indicatif::ProgressBar {
-    use std::io::IsTerminal;
-    if !std::io::stderr().is_terminal() {
-        return indicatif::ProgressBar::hidden();
+/// Shows `count` positions done by the step `what` on `progress`.
+fn show_positions(progress: &Progress, what: &str, count: usize) {
+    if !progress.is_hidden() {
+        let rate = progress.rate(count as u64);
+        progress.set_message(format!("{what}: {count} positions ({rate:.0}/s)"));
     }
-    let bar = indicatif::ProgressBar::new_spinner();
-    bar.set_style(
-        indicatif::ProgressStyle::with_template(&format!(
-            "{{spinner}} {what} {{pos}} positions ({{per_sec}}) {{elapsed}}"
-        ))
-        .expect("valid template"),
-    );
-    bar.enable_steady_tick(std::time::Duration::from_millis(200));
-    bar
 }
 
 fn main() -> ExitCode {
@@ -608,7 +592,7 @@ fn codegen(args: &CodegenArgs) -> Result<()> {
     if args.output.as_os_str() == "-" {
         say_raw!("{rust}")?;
     } else {
-        write_atomically(&args.output, &rust)?;
+        write_file(&args.output, rust.as_bytes())?;
         eprintln!("wrote {}", args.output.display());
     }
     Ok(())
@@ -634,7 +618,7 @@ impl Outputs<'_> {
     /// Writes the best weights so far to `--output`, atomically.
     fn write_best(&self, trainer: &Trainer) -> Result<()> {
         let text = params_file::to_text(&trainer.best_params(), &self.provenance(trainer));
-        write_atomically(&self.cli.output, &text)
+        Ok(write_file(&self.cli.output, text.as_bytes())?)
     }
 
     /// After each epoch: the log line, the best weights when they improved,
@@ -652,7 +636,7 @@ impl Outputs<'_> {
         }
         trainer.state().save(&self.checkpoint)?;
         if let Some(log) = &self.cli.log {
-            write_atomically(log, &report::csv(&trainer.state().history))?;
+            write_file(log, report::csv(&trainer.state().history).as_bytes())?;
         }
         Ok(())
     }
@@ -672,7 +656,7 @@ fn train(cli: TrainArgs) -> Result<()> {
         if cli.output.as_os_str() == "-" {
             say_raw!("{text}")?;
         } else {
-            write_atomically(&cli.output, &text)?;
+            write_file(&cli.output, text.as_bytes())?;
             eprintln!("wrote the default parameters to {}", cli.output.display());
         }
         return Ok(());
@@ -693,11 +677,11 @@ fn train(cli: TrainArgs) -> Result<()> {
     if cli.stream {
         let path = cli.traces.as_ref().context("--stream reads --traces")?;
         let start = Instant::now();
-        let bar = progress_bar("reading validation positions and the sample");
+        let bar = Progress::spinner(true);
         let data = StreamData::open(path, cli.validation, cli.seed, |n| {
-            bar.set_position(n as u64)
+            show_positions(&bar, "reading validation positions and the sample", n)
         })?;
-        bar.finish_and_clear();
+        bar.finish();
         eprintln!(
             "streaming {} training positions from {}; validation {} and a training sample of {} \
              held in memory ({:.1} MB), read in {:.2}s",
@@ -943,16 +927,16 @@ fn finish(
             .emit_rust
             .clone()
             .unwrap_or_else(|| with_extension(&cli.output, "rs"));
-        write_atomically(&path, &rust)?;
+        write_file(&path, rust.as_bytes())?;
         eprintln!("generated Rust parameters written to {}", path.display());
     }
     let plot = cli
         .plot
         .clone()
         .unwrap_or_else(|| with_extension(&cli.output, "svg"));
-    write_atomically(
+    write_file(
         &plot,
-        &report::svg_plot(&state.history, &format!("tuner: {}", cli.output.display())),
+        report::svg_plot(&state.history, &format!("tuner: {}", cli.output.display())).as_bytes(),
     )?;
     let best_f = ParamSpace::weights(&best);
     let start_f = ParamSpace::weights(start);

@@ -18,7 +18,7 @@ mod cli;
 use std::path::Path;
 use std::process::Command;
 
-use cli::{ok, workspace};
+use cli::{copy_dir, ok, workspace};
 use engine::eval::{Group, schema};
 
 /// The code blocks of the README's section on adding a term, in order, with
@@ -62,19 +62,6 @@ fn insert_before(source: &str, after: &str, anchor: &str, text: &str) -> String 
             .find(anchor)
             .unwrap_or_else(|| panic!("{anchor:?} not found after {after:?}"));
     format!("{}{text}{}", &source[..at], &source[at..])
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
 }
 
 /// `name value` pairs of a params file.

@@ -6,7 +6,7 @@
 #[path = "../../engine/tests/support/cli.rs"]
 mod cli;
 
-use cli::{ok, workspace};
+use cli::{copy_dir, ok, workspace};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -20,6 +20,24 @@ fn tuner(args: &[&str], dir: &Path) -> Output {
         .current_dir(dir)
         .output()
         .expect("run tuner")
+}
+
+/// The first `n` lines of the labeled file `path`, as text.
+fn head(path: &Path, n: usize) -> String {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .take(n)
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+/// `text` compressed with gzip.
+fn gzip(text: &str) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(text.as_bytes()).unwrap();
+    e.finish().unwrap()
 }
 
 /// The parameter lines of a params file (its header names the command).
@@ -165,12 +183,7 @@ fn resume_equals_an_uninterrupted_run() {
     // A checkpoint is refused with other data (here: fewer positions) or any
     // other setting that changes the result, naming what differs.
     let other = dir.path().join("other.epd");
-    let text: String = std::fs::read_to_string(&d)
-        .unwrap()
-        .lines()
-        .take(500)
-        .map(|l| format!("{l}\n"))
-        .collect();
+    let text = head(&d, 500);
     std::fs::write(&other, text).unwrap();
     let refused = |extra: &[&str], input: &str| -> String {
         let mut args = common("r.params", "r.csv", "12");
@@ -295,12 +308,7 @@ fn resume_with_stream_equals_an_uninterrupted_run() {
 fn resume_with_recompute_pv_equals_an_uninterrupted_run() {
     let dir = tempfile::tempdir().unwrap();
     let small = dir.path().join("small.epd");
-    let text: String = std::fs::read_to_string(data())
-        .unwrap()
-        .lines()
-        .take(3000)
-        .map(|l| format!("{l}\n"))
-        .collect();
+    let text = head(&data(), 3000);
     std::fs::write(&small, text).unwrap();
     let run = |name: &str, epochs: &str, resume: bool| {
         let x = dir.path().join(format!("{name}.params"));
@@ -561,19 +569,6 @@ fn emitted_params_rs_compiles_into_the_engine() {
     assert_eq!(printed_values, values(&x));
 }
 
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &target);
-        } else {
-            std::fs::copy(entry.path(), &target).unwrap();
-        }
-    }
-}
-
 /// bullet's text and binary formats (the self-play outputs) read as the
 /// same training data as EPD: the losses of one set written three ways
 /// agree exactly. The binary record keeps the position from the side to
@@ -663,20 +658,12 @@ fn bullet_text_and_binary_inputs_give_the_epd_losses() {
 /// combined with input files, and a damaged one is refused by name.
 #[test]
 fn trace_cache_and_compressed_inputs_train_identically() {
-    use std::io::Write;
     let dir = tempfile::tempdir().unwrap();
-    let text: String = std::fs::read_to_string(data())
-        .unwrap()
-        .lines()
-        .take(4000)
-        .map(|l| format!("{l}\n"))
-        .collect();
+    let text = head(&data(), 4000);
     let plain = dir.path().join("set.epd");
     std::fs::write(&plain, &text).unwrap();
     let gz = dir.path().join("set.epd.gz");
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    e.write_all(text.as_bytes()).unwrap();
-    std::fs::write(&gz, e.finish().unwrap()).unwrap();
+    std::fs::write(&gz, gzip(&text)).unwrap();
     let zst = dir.path().join("set.epd.zst");
     std::fs::write(&zst, zstd::encode_all(text.as_bytes(), 3).unwrap()).unwrap();
     let cache = dir.path().join("set.traces");
@@ -773,17 +760,9 @@ fn trace_cache_and_compressed_inputs_train_identically() {
 /// starting with a UTF-8 byte-order mark reads whole.
 #[test]
 fn truncated_compressed_inputs_are_fatal() {
-    use std::io::Write;
     let dir = tempfile::tempdir().unwrap();
-    let text: String = std::fs::read_to_string(data())
-        .unwrap()
-        .lines()
-        .take(3000)
-        .map(|l| format!("{l}\n"))
-        .collect();
-    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
-    e.write_all(text.as_bytes()).unwrap();
-    let gz = e.finish().unwrap();
+    let text = head(&data(), 3000);
+    let gz = gzip(&text);
     let zst = zstd::encode_all(text.as_bytes(), 3).unwrap();
     for (name, bytes) in [("cut.epd.gz", &gz), ("cut.epd.zst", &zst)] {
         let path = dir.path().join(name);

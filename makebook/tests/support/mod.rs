@@ -6,6 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+#[path = "../../../engine/tests/support/cli.rs"]
+pub mod cli;
+
 use engine::chess::position::{play_uci, uci_of};
 use engine::formats::book::PolyglotBook;
 use shakmaty::Chess;
@@ -17,14 +20,7 @@ pub fn makebook() -> Command {
 
 /// Runs makebook with `args`, panicking with its output when it fails.
 pub fn run_ok(args: &[&str]) -> Output {
-    let out = makebook().args(args).output().expect("makebook runs");
-    assert!(
-        out.status.success(),
-        "makebook {args:?} failed:\n{}\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out
+    cli::run_ok(makebook().args(args))
 }
 
 /// A temporary directory holding fixtures.
@@ -134,16 +130,7 @@ with chess.polyglot.open_reader(sys.argv[1]) as reader:
         out.append("%016x %d %d %d" % (e.key, e.raw_move, e.weight, e.learn))
 print("\n".join(out))
 "#;
-    let out = Command::new("python3")
-        .args(["-c", script])
-        .arg(book)
-        .output()
-        .expect("python3 runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let out = cli::run_ok(Command::new("python3").args(["-c", script]).arg(book));
     String::from_utf8(out.stdout)
         .unwrap()
         .lines()
@@ -173,16 +160,11 @@ with chess.polyglot.open_reader(sys.argv[1]) as reader:
         print(" ".join("%s:%d" % (e.move.uci(), e.weight)
                        for e in reader.find_all(board, minimum_weight=0)))
 "#;
-    let out = Command::new("python3")
-        .args(["-c", script])
-        .arg(book)
-        .args(lines.iter().map(|l| l.join(" ")))
-        .output()
-        .expect("python3 runs");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+    let out = cli::run_ok(
+        Command::new("python3")
+            .args(["-c", script])
+            .arg(book)
+            .args(lines.iter().map(|l| l.join(" "))),
     );
     String::from_utf8(out.stdout)
         .unwrap()

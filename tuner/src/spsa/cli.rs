@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail, ensure};
 use clap::Args;
+use engine::formats::atomic_file::write_file;
 use engine::play::game::{DrawRule, ResignRule, SearchBudget};
 use engine::play::match_runner::{
     Contestant, DEFAULT_REPEAT, MatchSettings, MoveLimit, PlayerKind, TimeControl,
@@ -25,7 +26,7 @@ use super::schedule::{
     DEFAULT_A_RATIO, DEFAULT_ALPHA, DEFAULT_GAMMA, DEFAULT_R_END, Schedule, Tunable, perturb,
     update,
 };
-use super::state::{IterationRow, SpsaState, write_atomically};
+use super::state::{IterationRow, SpsaState};
 use super::tunables::{self, TuneSpec};
 
 /// The long help of `tuner spsa`.
@@ -266,13 +267,16 @@ fn write_outputs(
         let _ = writeln!(search, "{} {v}", t.name);
         let _ = writeln!(uci, "setoption name {} value {v}", t.name);
     }
-    write_atomically(&dir.join(TUNED_SEARCH), &search)?;
-    write_atomically(&dir.join(TUNED_UCI), &uci)?;
+    write_file(&dir.join(TUNED_SEARCH), search.as_bytes())?;
+    write_file(&dir.join(TUNED_UCI), uci.as_bytes())?;
     let title = format!(
         "SPSA: {} iterations; dashed: start (grey), engine default (green)",
         state.iteration()
     );
-    write_atomically(&dir.join(PLOT), &plot::svg(state, defaults, &title))?;
+    write_file(
+        &dir.join(PLOT),
+        plot::svg(state, defaults, &title).as_bytes(),
+    )?;
     Ok(())
 }
 
@@ -418,7 +422,7 @@ pub fn run(args: &SpsaArgs) -> Result<Ending> {
     // The log is rewritten from the checkpoint (a row written after the
     // last checkpoint is dropped), then appended to.
     let log_path = dir.join(LOG);
-    write_atomically(&log_path, &state.csv())?;
+    write_file(&log_path, state.csv().as_bytes())?;
     let mut log = std::fs::OpenOptions::new()
         .append(true)
         .open(&log_path)

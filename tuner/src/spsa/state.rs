@@ -8,11 +8,10 @@
 //! bits of each `f64`, so a resumed run continues bit for bit.
 
 use std::fmt::Write as _;
-use std::io::Write as _;
 use std::path::Path;
 
 use anyhow::{Context, Result, bail, ensure};
-use engine::formats::atomic_file::AtomicFile;
+use engine::formats::atomic_file::write_file;
 
 const MAGIC: &str = "spsa-checkpoint 1";
 
@@ -162,7 +161,7 @@ impl SpsaState {
     /// # Errors
     /// I/O errors, with the path.
     pub fn save(&self, path: &Path) -> Result<()> {
-        write_atomically(path, &self.to_text())
+        Ok(write_file(path, self.to_text().as_bytes())?)
     }
 
     /// Reads a checkpoint.
@@ -207,18 +206,6 @@ impl SpsaState {
         }
         out
     }
-}
-
-/// Writes `text` to `path` atomically.
-///
-/// # Errors
-/// I/O errors, with the path.
-pub fn write_atomically(path: &Path, text: &str) -> Result<()> {
-    let mut f = AtomicFile::create(path)?;
-    f.write_all(text.as_bytes())
-        .with_context(|| format!("writing {}", path.display()))?;
-    f.commit()?;
-    Ok(())
 }
 
 #[cfg(test)]

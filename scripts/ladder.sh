@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# The strength ladder: the engine against a fixed set of opponents, each
+# rung a paired match from the project's openings (data/openings), with
+# W/D/L, the pentanomial pair counts and Elo with its 95% interval per rung.
+#
+# Usage: scripts/ladder.sh [-g GAMES] [-t TC] [-c CONCURRENCY] [-d DIR]
+#                          [-p PARAMS] [-r REV] [RUNG...]
+#   -g  games per rung (default 100; even, every opening with both colours)
+#   -t  time control BASE+INC in seconds (default 10+0.1)
+#   -c  games at once (default 1: no engine shares a core with another game)
+#   -d  output folder (default runs/ladder-<label>): per rung its PGN, its
+#       --summary JSON and the match log; ladder.md, the table
+#   -p  params file of the built-in engine (compiled weights otherwise)
+#   -r  play the engine of git revision REV instead (built in a temporary
+#       worktree outside the checkout): the engine before a change, measured
+#       in the same conditions as after it
+#   RUNG  any of sf2400 sf2600 toga2 glaurung ethereal (default: all five)
+#
+# A rung whose summary says "complete" is not played again: rerun the same
+# command after an interruption to finish the ladder. Reports the machine's
+# load beside the table (timed games are only comparable on a quiet machine).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+games=100
+tc=10+0.1
+concurrency=1
+dir=""
+params=""
+rev=""
+while getopts "g:t:c:d:p:r:" opt; do
+    case $opt in
+        g) games=$OPTARG ;;
+        t) tc=$OPTARG ;;
+        c) concurrency=$OPTARG ;;
+        d) dir=$OPTARG ;;
+        p) params=$OPTARG ;;
+        r) rev=$OPTARG ;;
+        *) sed -n '2,21p' "$0"; exit 2 ;;
+    esac
+done
+shift $((OPTIND - 1))
+rungs=("$@")
+[ ${#rungs[@]} -gt 0 ] || rungs=(sf2400 sf2600 toga2 glaurung ethereal)
+command -v jq >/dev/null || { echo "ladder.sh needs jq" >&2; exit 1; }
+
+target=${CARGO_TARGET_DIR:-target}
+cargo build --release -q -p engine
+engine=$target/release/engine
+player=(--name-a engine)
+label=${rev:-head}
+if [ -n "$rev" ]; then
+    # The other revision's engine, as an external UCI player.
+    build=$(mktemp -d /tmp/ladder-build.XXXXXX)
+    trap 'git worktree remove --force "$build/src" >/dev/null 2>&1 || true; rm -rf "$build"' EXIT
+    git worktree add --detach -q "$build/src" "$rev"
+    (cd "$build/src" && CARGO_TARGET_DIR="$build/target" cargo build --release -q -p engine)
+    player=(--engine-a "$build/target/release/engine" --name-a "engine-$rev")
+elif [ -n "$params" ]; then
+    player=(--params-a "$params" --name-a "engine-$(basename "$params" .params)")
+    label=$(basename "$params" .params)
+fi
+dir=${dir:-runs/ladder-$label}
+mkdir -p "$dir"
+
+opponent() {
+    case $1 in
+        sf2400 | sf2600)
+            echo --engine-b /usr/games/stockfish --name-b "stockfish-elo${1#sf}" \
+                --option-b UCI_LimitStrength=true --option-b "UCI_Elo=${1#sf}" \
+                --option-b Threads=1 --option-b Hash=16 ;;
+        toga2) echo --engine-b /usr/games/toga2 --name-b toga2 ;;
+        glaurung) echo --engine-b /usr/games/glaurung --name-b glaurung ;;
+        ethereal) echo --engine-b /usr/games/ethereal-chess --name-b ethereal ;;
+        *) echo "unknown rung $1 (sf2400 sf2600 toga2 glaurung ethereal)" >&2; return 1 ;;
+    esac
+}
+
+for rung in "${rungs[@]}"; do
+    read -r -a them <<<"$(opponent "$rung")"
+    summary=$dir/$rung.json
+    if [ -f "$summary" ] && [ "$(jq -r .status "$summary")" = complete ] &&
+        [ "$(jq -r .counts.games "$summary")" = "$games" ]; then
+        echo "$rung: done ($summary)"
+        continue
+    fi
+    echo "$rung: $games games at $tc, concurrency $concurrency ($(cut -d' ' -f1-3 /proc/loadavg) load)"
+    "$engine" match "${player[@]}" "${them[@]}" --games "$games" --tc "$tc" \
+        --concurrency "$concurrency" --openings data/openings/match-openings.epd \
+        --pgn "$dir/$rung.pgn" --summary "$summary" --event "ladder $label $rung" \
+        >"$dir/$rung.log" 2>&1 || { tail -5 "$dir/$rung.log" >&2; exit 1; }
+    tail -6 "$dir/$rung.log"
+done
+
+{
+    echo "| opponent | games | W | D | L | pairs [LL LD DD+WL WD WW] | score | Elo (95%) |"
+    echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
+    for rung in "${rungs[@]}"; do
+        jq -r '.figures.score as $s
+            | def r: if . == null then (if $s < 0.5 then "-inf" else "+inf" end) else round end;
+            "| \(.figures.player_b) | \(.counts.games) | \(.counts.wins) | \(.counts.draws) | \(.counts.losses) | \(.figures.pentanomial_ll_ld_ddwl_wd_ww | map(tostring) | join(" ")) | \(.figures.score * 1000 | round / 10)% | \(.figures.elo | r) [\(.figures.elo_low | r), \(.figures.elo_high | r)] |"' "$dir/$rung.json"
+    done
+    echo
+    echo "engine: $label; tc $tc; concurrency $concurrency; load at the end $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
+} | tee "$dir/ladder.md"
