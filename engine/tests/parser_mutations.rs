@@ -15,7 +15,7 @@ use std::path::Path;
 use capture::Capture;
 use engine::chess::position::{fen_of, key, parse_fen, play_uci, polyglot_key};
 use engine::formats::book::{BookEntry, PolyglotBook, encode_move};
-use engine::formats::labeled::{LabeledReader, parse_line};
+use engine::formats::labeled::{LabeledPosition, LabeledReader, Labels, parse_line};
 use engine::formats::{epd_suite, params_file, perft_suite};
 use engine::uci::UciSession;
 use mutate::{Mutator, line_count};
@@ -131,12 +131,30 @@ fn fen_and_moves() {
 #[test]
 fn labeled_lines_in_every_format() {
     let seeds = labeled_seeds();
-    let (mut records, mut errors) = (0, 0);
+    let (mut records, mut errors, mut ignored_labels) = (0, 0, 0);
     for input in mutated(&seeds, 2, MUTATIONS) {
         let last = line_count(&input);
         let path = Path::new("mutated.epd").to_path_buf();
+        // The labeler's reading (labels ignored) of the same input, line by
+        // line: the same positions, and never a rejection the strict
+        // reading does not make.
+        let mut ignoring =
+            LabeledReader::new(Cursor::new(&input), Some(path.clone())).labels(Labels::Ignore);
         for item in LabeledReader::new(Cursor::new(&input), Some(path)) {
-            match item.expect("an in-memory input reads to its end") {
+            let item = item.expect("an in-memory input reads to its end");
+            let ignored = ignoring.next().expect("as many items").expect("readable");
+            match (&item, &ignored) {
+                (Ok((line, record)), _) => assert_eq!(
+                    ignored,
+                    Ok((*line, LabeledPosition::new(record.position.clone())))
+                ),
+                (Err(e), Ok((line, _))) => {
+                    ignored_labels += 1;
+                    assert_eq!(e.line, *line);
+                }
+                (Err(e), Err(f)) => assert_eq!(e.line, f.line),
+            }
+            match item {
                 Ok((line, record)) => {
                     records += 1;
                     assert!((1..=last).contains(&line));
@@ -164,6 +182,8 @@ fn labeled_lines_in_every_format() {
         records > MUTATIONS / 2 && errors > MUTATIONS / 2,
         "{records} {errors}"
     );
+    // Mutated labels reach the label-ignoring reading.
+    assert!(ignored_labels > MUTATIONS / 100, "{ignored_labels}");
 }
 
 #[test]

@@ -21,7 +21,7 @@ use engine::chess::position::fen_of;
 use engine::eval::Params;
 use engine::formats::atomic_file::{AtomicFile, check_outputs};
 use engine::formats::input::{ByteCounter, Input, open_input};
-use engine::formats::labeled::{LabeledPosition, LabeledReader, RecordError};
+use engine::formats::labeled::{LabeledPosition, LabeledReader, Labels, RecordError};
 use engine::play::game::{GameOutcome, GameRecord, GameRules, SearchBudget, decided_outcome};
 use engine::play::player::{GameError, InProcessPlayer, Player, PlayerError, play_game};
 use engine::play::uci_client::{EngineSpec, UciPlayer};
@@ -168,10 +168,14 @@ impl Inputs<'_> {
                     path: path.clone(),
                     size: opened.total_bytes().unwrap_or(0),
                     bytes_read: opened.bytes_read(),
+                    // The labeler computes the labels: those of the input
+                    // are not read, and a malformed one does not reject
+                    // its position.
                     records: LabeledReader::new(
                         BufReader::with_capacity(INPUT_BUFFER_BYTES, opened),
                         Some(path.clone()),
-                    ),
+                    )
+                    .labels(Labels::Ignore),
                 });
                 continue;
             };

@@ -87,9 +87,10 @@ Label positions with the result of a game played out from each of them.
 
 Inputs are files in any labeled format the engine library reads (EPD with
 c9/c2, FEN [1.0], FEN | score | result, CSV; plain, .gz or .zst; - for
-standard input; a UTF-8 byte-order mark is skipped); existing labels are
-ignored, but a label that is not a result or an integer score (c9 \"2\",
-ce NaN) makes its line a bad line. An input that cannot be read to its end
+standard input; a UTF-8 byte-order mark is skipped). Only the positions
+are read: existing labels (results, scores) are ignored, even malformed
+ones (c9 \"2\", ce NaN); a line whose position (board fields, clocks)
+cannot be read is a bad line, reported with file and line. An input that cannot be read to its end
 (I/O error, truncated .gz/.zst) is an error (exit 1), not a shorter run.
 Every position is played out by the engine library on both sides at a fixed
 budget per move (or by an external UCI engine with --engine), with fresh

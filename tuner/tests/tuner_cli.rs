@@ -480,13 +480,26 @@ fn bad_lines_are_reported_with_line_numbers_and_skipped() {
         30,
         "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -".into(),
     );
+    // The tuner trains on the labels: a malformed one rejects its line,
+    // located, with the reason (the labeler ignores the same lines).
+    let board = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -";
+    lines.insert(40, format!("{board} c9 \"2\";"));
+    lines.insert(50, format!("{board} c9 \"1-0\"; ce NaN;"));
     std::fs::write(&f, lines.join("\n")).unwrap();
     let out = tuner(&["-n", "0", f.to_str().unwrap()], dir.path());
     ok("tuner", &out);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bad.epd:11:"), "{err}");
     assert!(err.contains("bad.epd:21:"), "{err}");
-    assert!(err.contains("2 malformed lines skipped"), "{err}");
+    assert!(
+        err.contains("bad.epd:41: unrecognised result \"\\\"2\\\"\""),
+        "{err}"
+    );
+    assert!(
+        err.contains("bad.epd:51: score is not an integer: \"NaN\""),
+        "{err}"
+    );
+    assert!(err.contains("4 malformed lines skipped"), "{err}");
     assert!(err.contains("1 without a result rejected"), "{err}");
 }
 

@@ -29,6 +29,13 @@
 //! error, a truncated or corrupt `.gz`/`.zst`) ends the reading, and every
 //! tool treats it as fatal, never as "half the data". A UTF-8 byte-order
 //! mark at the start of a file is skipped.
+//!
+//! What a label is worth depends on the reader ([`Labels`]): training data
+//! needs its labels, so by default a malformed label rejects the line;
+//! a tool that only wants the positions (the labeler, which computes its own
+//! labels; the openings of a match) reads with [`Labels::Ignore`], where the
+//! result and score fields, operations and columns are not read at all and a
+//! line is rejected only when its position is bad.
 
 use std::borrow::Cow;
 use std::io::{self, BufRead};
@@ -275,33 +282,68 @@ pub struct ReadError {
     pub source: io::Error,
 }
 
-/// Parses one line of any non-CSV format; `Ok(None)` for blank lines and
-/// `#` comments.
+/// What a reader does with the labels (result and score) of a line.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Labels {
+    /// Read them: a label that is not a result or an integer score, or two
+    /// different labels on one line, rejects the line (what training data
+    /// needs).
+    #[default]
+    Read,
+    /// Ignore them: only the position is read (the board fields and the
+    /// clocks, `hmvc`/`fmvn` included); the result and score fields, EPD
+    /// operations (`c9`, `c2`, `ce`) and CSV columns are not looked at, so
+    /// a `c9 "2"` or `ce NaN` does not reject the line, and every record
+    /// has neither result nor score.
+    Ignore,
+}
+
+/// Parses one line of any non-CSV format, reading its labels
+/// ([`Labels::Read`]); `Ok(None)` for blank lines and `#` comments.
 ///
 /// # Errors
 /// The reason the line is not a labeled position.
 pub fn parse_line(line: &str) -> Result<Option<LabeledPosition>, RecordErrorKind> {
+    parse_line_with(line, Labels::Read)
+}
+
+/// [`parse_line`] with the given treatment of the labels.
+///
+/// # Errors
+/// The reason the line is not a labeled position (with [`Labels::Ignore`],
+/// only a bad position or clock).
+pub fn parse_line_with(
+    line: &str,
+    labels: Labels,
+) -> Result<Option<LabeledPosition>, RecordErrorKind> {
     let line = line.trim();
     if line.is_empty() || line.starts_with('#') {
         return Ok(None);
     }
     if line.contains('|') {
-        return parse_pipe(line).map(Some);
+        return parse_pipe(line, labels).map(Some);
     }
     if let Some(open) = line.rfind('[')
         && line.ends_with(']')
     {
         let fen = &line[..open];
-        let result_text = &line[open + 1..line.len() - 1];
-        let result = GameResult::parse(result_text)
-            .ok_or_else(|| RecordErrorKind::BadResult(result_text.to_string()))?;
+        let result = match labels {
+            Labels::Ignore => None,
+            Labels::Read => {
+                let result_text = &line[open + 1..line.len() - 1];
+                Some(
+                    GameResult::parse(result_text)
+                        .ok_or_else(|| RecordErrorKind::BadResult(result_text.to_string()))?,
+                )
+            }
+        };
         return Ok(Some(LabeledPosition {
             position: parse_fen(fen)?,
-            result: Some(result),
+            result,
             score: None,
         }));
     }
-    parse_epd(line).map(Some)
+    parse_epd(line, labels).map(Some)
 }
 
 /// An integer score (EPD `ce`, a CSV score column); `i32::MIN` is refused
@@ -313,10 +355,13 @@ fn parse_score(text: &str) -> Result<i32, RecordErrorKind> {
         .ok_or_else(|| RecordErrorKind::BadScore(text.into()))
 }
 
-fn parse_pipe(line: &str) -> Result<LabeledPosition, RecordErrorKind> {
+fn parse_pipe(line: &str, labels: Labels) -> Result<LabeledPosition, RecordErrorKind> {
     let mut parts = line.split('|').map(str::trim);
     let fen = parts.next().unwrap_or_default();
     let position = parse_fen(fen)?;
+    if labels == Labels::Ignore {
+        return Ok(LabeledPosition::new(position));
+    }
     let score_text = parts.next().unwrap_or_default();
     let score = if score_text.is_empty() {
         None
@@ -347,7 +392,7 @@ fn parse_pipe(line: &str) -> Result<LabeledPosition, RecordErrorKind> {
 }
 
 /// EPD: four board fields (or a full FEN), then `;`-terminated operations.
-fn parse_epd(line: &str) -> Result<LabeledPosition, RecordErrorKind> {
+fn parse_epd(line: &str, labels: Labels) -> Result<LabeledPosition, RecordErrorKind> {
     let (board, rest) = split_board(line);
     let mut rest = rest.trim();
     // A full FEN carries the clocks as two bare numbers before the operations.
@@ -385,6 +430,7 @@ fn parse_epd(line: &str) -> Result<LabeledPosition, RecordErrorKind> {
                         .map_err(|_| RecordErrorKind::BadOperation(op.into()))?,
                 )
             }
+            "c9" | "c2" | "ce" if labels == Labels::Ignore => {}
             "c9" | "c2" => {
                 let r =
                     GameResult::parse(arg).ok_or_else(|| RecordErrorKind::BadResult(arg.into()))?;
@@ -549,15 +595,27 @@ fn csv_header(line: &str) -> Option<Result<CsvColumns, RecordErrorKind>> {
     })
 }
 
-fn parse_csv_row(line: &str, cols: &CsvColumns) -> Result<LabeledPosition, RecordErrorKind> {
+/// A CSV row; with [`Labels::Ignore`] only its `fen` column must be there.
+fn parse_csv_row(
+    line: &str,
+    cols: &CsvColumns,
+    labels: Labels,
+) -> Result<LabeledPosition, RecordErrorKind> {
     let fields = csv_fields(line);
-    if fields.len() < cols.count {
+    let needed = match labels {
+        Labels::Read => cols.count,
+        Labels::Ignore => cols.fen + 1,
+    };
+    if fields.len() < needed {
         return Err(RecordErrorKind::CsvFieldCount {
             expected: cols.count,
             found: fields.len(),
         });
     }
     let position = parse_fen(fields[cols.fen])?;
+    if labels == Labels::Ignore {
+        return Ok(LabeledPosition::new(position));
+    }
     let result = match cols.result.map(|i| fields[i]) {
         None | Some("") => None,
         Some(r) => Some(GameResult::parse(r).ok_or_else(|| RecordErrorKind::BadResult(r.into()))?),
@@ -589,13 +647,21 @@ pub struct LabeledReader<R> {
 const READER_BLOCK_LINES: usize = 256;
 
 impl<R: BufRead> LabeledReader<R> {
-    /// Reads from `input`; `path` names the source in errors.
+    /// Reads from `input`, labels included ([`Labels::Read`]); `path`
+    /// names the source in errors.
     pub fn new(input: R, path: Option<PathBuf>) -> Self {
         LabeledReader {
             blocks: LabeledBlocks::new(input, path),
             block: LineBlock::new(),
             next_line: 0,
         }
+    }
+
+    /// This reader with the given treatment of the labels (set before the
+    /// first item is read).
+    pub fn labels(mut self, labels: Labels) -> Self {
+        self.blocks = self.blocks.labels(labels);
+        self
     }
 }
 
@@ -643,6 +709,7 @@ pub struct LabeledBlocks<R> {
     path: Option<PathBuf>,
     line_no: usize,
     csv: Option<CsvColumns>,
+    labels: Labels,
     seen_content: bool,
     ended: bool,
     /// The read error that ended the input, returned after the lines read
@@ -656,6 +723,7 @@ pub struct LineBlock {
     text: Vec<u8>,
     lines: Vec<RawLine>,
     csv: Option<CsvColumns>,
+    labels: Labels,
     path: Option<PathBuf>,
 }
 
@@ -679,10 +747,18 @@ impl<R: BufRead> LabeledBlocks<R> {
             path,
             line_no: 0,
             csv: None,
+            labels: Labels::Read,
             seen_content: false,
             ended: false,
             pending: None,
         }
+    }
+
+    /// These blocks with the given treatment of the labels (set before the
+    /// first block is read).
+    pub fn labels(mut self, labels: Labels) -> Self {
+        self.labels = labels;
+        self
     }
 
     /// Replaces the content of `block` with the next (up to) `max_lines`
@@ -738,6 +814,7 @@ impl<R: BufRead> LabeledBlocks<R> {
             }
         }
         block.csv = self.csv.clone();
+        block.labels = self.labels;
         block.path = self.path.clone();
         Ok(!block.lines.is_empty())
     }
@@ -815,8 +892,8 @@ impl LineBlock {
             return None;
         }
         let parsed = match &self.csv {
-            Some(cols) => parse_csv_row(text, cols).map(Some),
-            None => parse_line(text),
+            Some(cols) => parse_csv_row(text, cols, self.labels).map(Some),
+            None => parse_line_with(text, self.labels),
         };
         match parsed {
             Ok(Some(rec)) => Some(Ok((line, rec))),
@@ -1167,5 +1244,65 @@ mod tests {
             rec(&format!("{BOARD} c9 \"1-0\"; c2 \"1.0\";")).result,
             Some(GameResult::WhiteWin)
         );
+    }
+
+    /// Read with [`Labels::Ignore`], a line whose position is good is
+    /// accepted whatever its labels, with neither result nor score; a bad
+    /// position or clock is still rejected, located; and every line the
+    /// strict reader accepts gives the same position.
+    #[test]
+    fn ignored_labels_never_reject_the_position() {
+        let position = parse_fen(BOARD).unwrap();
+        let text = format!(
+            "{BOARD} c9 \"2\";\n{BOARD} c2 \"1.5\";\n{BOARD} ce NaN;\n{BOARD} ce inf;\n\
+             {BOARD} ce 99999999999;\n{BOARD} ce -2147483648;\n{BOARD} c9 \"1-0\"; c2 \"0.0\";\n\
+             {BOARD} ce 10; ce -10;\n{BOARD} 0 1 | NaN | 1-0\n{BOARD} 0 1 | 12 | 2\n{BOARD} 0 1 [2]\n\
+             {BOARD} c9 \"1-0\"; ce 35;\n{BOARD}\n\
+             8/8/8/8/8/8/8/8 w - - c9 \"1-0\";\n{BOARD} hmvc x; c9 \"1-0\";\n"
+        );
+        let read = |labels| -> Vec<LabeledItem> {
+            all(LabeledReader::new(text.as_bytes(), Some("f.epd".into())).labels(labels))
+        };
+        let ignored = read(Labels::Ignore);
+        assert_eq!(ignored.len(), 15);
+        for (i, item) in ignored[..13].iter().enumerate() {
+            assert_eq!(item, &Ok((i + 1, LabeledPosition::new(position.clone()))));
+        }
+        let error = ignored[13].as_ref().unwrap_err();
+        assert!(
+            matches!(error.kind, RecordErrorKind::Position(_)),
+            "{error}"
+        );
+        assert!(error.to_string().starts_with("f.epd:14: "), "{error}");
+        let error = ignored[14].as_ref().unwrap_err();
+        assert!(
+            matches!(error.kind, RecordErrorKind::BadOperation(_)),
+            "{error}"
+        );
+        // The strict reader rejects all but the three well-labeled lines.
+        let strict = read(Labels::Read);
+        let accepted: Vec<usize> = strict
+            .iter()
+            .filter_map(|i| Some(i.as_ref().ok()?.0))
+            .collect();
+        assert_eq!(accepted, vec![12, 13]);
+        // CSV: the label columns are not read, not even required.
+        let csv = format!("fen,score,result\n{BOARD} 0 1,NaN,2\n{BOARD} 0 1\n,1,1-0\n");
+        let items = all(LabeledReader::new(csv.as_bytes(), None).labels(Labels::Ignore));
+        assert_eq!(items[0], Ok((2, LabeledPosition::new(position.clone()))));
+        assert_eq!(items[1], Ok((3, LabeledPosition::new(position.clone()))));
+        assert!(matches!(
+            items[2].as_ref().unwrap_err().kind,
+            RecordErrorKind::Position(_)
+        ));
+        // Blocks read the same as the reader.
+        let mut reader =
+            LabeledBlocks::new(text.as_bytes(), Some("f.epd".into())).labels(Labels::Ignore);
+        let mut block = LineBlock::new();
+        let mut from_blocks = Vec::new();
+        while reader.read_block(&mut block, 4).unwrap() {
+            from_blocks.extend((0..block.len()).filter_map(|i| block.parse(i)));
+        }
+        assert_eq!(from_blocks, ignored);
     }
 }

@@ -1,5 +1,6 @@
 //! Where the games of a match start: a list of openings read from an
-//! EPD/FEN file (any format of [`crate::formats::labeled`]), from a PGN file (the
+//! EPD/FEN file (any format of [`crate::formats::labeled`], labels not read:
+//! a malformed label does not reject its position), from a PGN file (the
 //! first moves of each game), or lines drawn at random from a Polyglot book.
 //!
 //! An [`Opening`] is a start position plus moves already played from it, so
@@ -21,7 +22,7 @@ use shakmaty::{Chess, Move, Position};
 use crate::chess::position::{key, parse_fen};
 use crate::formats::book::{BookError, PolyglotBook};
 use crate::formats::input::{InputError, open_input};
-use crate::formats::labeled::{LabeledReader, ReadError, RecordError};
+use crate::formats::labeled::{LabeledReader, Labels, ReadError, RecordError};
 use crate::play::game::{GameRecord, decided_outcome};
 
 /// File name extension of a Polyglot book.
@@ -81,7 +82,7 @@ pub enum OpeningsError {
         /// The I/O error.
         source: std::io::Error,
     },
-    /// A line of a position file is not a labeled position (an openings
+    /// A line of a position file has no readable position (an openings
     /// file is small and hand-made: a bad line is a mistake to fix, not a
     /// record to skip).
     #[error(transparent)]
@@ -252,7 +253,9 @@ fn distinct(openings: Vec<Opening>) -> Vec<Opening> {
 
 fn read_position_openings(path: &Path) -> Result<Vec<Opening>, OpeningsError> {
     let input = open_input(path)?;
-    let reader = LabeledReader::new(BufReader::new(input), Some(path.to_path_buf()));
+    // An opening is a position: its labels are not read.
+    let reader =
+        LabeledReader::new(BufReader::new(input), Some(path.to_path_buf())).labels(Labels::Ignore);
     let mut openings = Vec::new();
     for item in reader {
         let (_, record) = item??;
@@ -431,5 +434,27 @@ mod tests {
             crate::chess::position::fen_of(&pos),
             "rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2"
         );
+    }
+
+    /// An opening is a position: a malformed label beside it (`c9 "2"`,
+    /// `ce NaN`) does not reject it, a bad position does, located.
+    #[test]
+    fn position_openings_ignore_their_labels() {
+        let mut file = tempfile::Builder::new().suffix(".epd").tempfile().unwrap();
+        write!(
+            file,
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - c9 \"2\";\n\
+             rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - ce NaN;\n"
+        )
+        .unwrap();
+        let OpeningSource::List(list) = OpeningSource::load(file.path(), 8, 0).unwrap() else {
+            panic!("a list")
+        };
+        assert_eq!(list.len(), 2);
+        writeln!(file, "8/8/8/8/8/8/8/8 w - - c9 \"1-0\";").unwrap();
+        let error = OpeningSource::load(file.path(), 8, 0)
+            .unwrap_err()
+            .to_string();
+        assert!(error.contains(":3: "), "{error}");
     }
 }
