@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Every benchmark named in the issues, summed up in one table:
+# Every benchmark of the toolchain against its peer, summed up in one table:
 #   tool | figure | peer | peer's figure | ratio
 # Peers (Debian packages, used when installed): pgn-extract, polyglot,
 # stockfish. The full output of each benchmark goes to a log file; every

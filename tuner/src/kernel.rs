@@ -95,32 +95,51 @@ const INTERVAL: [([usize; 4], [[f64; 6]; 4]); INTERVALS] = {
     out
 };
 
-/// A symbol as the kernel decodes it.
-#[derive(Clone, Copy, Debug)]
-#[repr(C, align(16))]
-struct Decode {
-    /// The count (0 for a jump).
-    coef: f64,
-    /// The entry difference.
-    delta: u32,
-}
-
-/// [`SYMBOLS`] as the kernel decodes them.
-const DECODE: [Decode; 256] = {
-    let mut out = [Decode {
-        coef: 0.0,
-        delta: 0,
-    }; 256];
+/// By symbol: how far it moves the entry, in bytes of a [`Pairs`] table
+/// (the entry difference × 16), so that a decoded position addresses the
+/// tables without a shift.
+const STEP: [u32; 256] = {
+    let mut out = [0; 256];
     let mut b = 0;
     while b < 256 {
-        out[b] = Decode {
-            coef: SYMBOLS[b].coef as f64,
-            delta: SYMBOLS[b].delta as u32,
-        };
+        out[b] = SYMBOLS[b].delta as u32 * PAIR_BYTES;
         b += 1;
     }
     out
 };
+
+/// By symbol: its count (0 for a jump).
+const COEF: [f64; 256] = {
+    let mut out = [0.0; 256];
+    let mut b = 0;
+    while b < 256 {
+        out[b] = SYMBOLS[b].coef as f64;
+        b += 1;
+    }
+    out
+};
+
+/// Bytes of one `(mg, eg)` pair.
+const PAIR_BYTES: u32 = 16;
+
+/// The pair of a [`Pairs`] table at byte offset `off` (masked into the
+/// table, so that no bounds check is needed).
+#[inline(always)]
+fn slot(off: u32) -> usize {
+    (off as usize & (MASK << 4)) >> 4
+}
+
+/// An `(mg, eg)` pair per entry slot, aligned so that a pair is one
+/// aligned 16-byte access.
+#[derive(Clone, Debug)]
+#[repr(C, align(64))]
+struct Pairs([[f64; 2]; SLOTS]);
+
+impl Pairs {
+    fn zero() -> Box<Pairs> {
+        Box::new(Pairs([[0.0; 2]; SLOTS]))
+    }
+}
 
 /// By phase (0 … 24): d eval / d mg-sum, and d eval / d eg-sum per unit of
 /// endgame scale.
@@ -151,49 +170,46 @@ fn danger_counts(bytes: &[u8]) -> (impl Iterator<Item = (usize, f64)> + '_, &[u8
     (pairs, rest)
 }
 
-/// Decodes `symbols` into their entries and counts, and returns their
-/// `(mg, eg)` sums under `pairs`.
+/// Decodes `symbols` into their entries (as byte offsets, see [`slot`]),
+/// and returns their `(mg, eg)` sums under `pairs`.
 ///
 /// Not inlined: on its own, the loop keeps everything in registers.
 #[inline(never)]
-fn decode_symbols(
-    symbols: &[u8],
-    entries: &mut [u32],
-    coefs: &mut [f64],
-    pairs: &[[f64; 2]; SLOTS],
-) -> [f64; 2] {
+fn decode_symbols(symbols: &[u8], offs: &mut [u32], pairs: &Pairs) -> [f64; 2] {
     // Two independent (mg, eg) sums, two symbols per step.
     let (mut a0, mut a1) = ([0.0f64; 2], [0.0f64; 2]);
-    let mut entry = u32::MAX;
-    let decode = |b: u8, entry: &mut u32, slot: &mut u32, c: &mut f64| -> [f64; 2] {
-        let d = &DECODE[b as usize];
-        *entry = entry.wrapping_add(d.delta);
-        *slot = *entry & MASK as u32;
-        *c = d.coef;
-        pairs[*slot as usize]
+    // The entry before the first (−1), in bytes.
+    let mut off = u32::MAX.wrapping_mul(PAIR_BYTES);
+    let mut decode = |b: u8, o: &mut u32| -> [f64; 2] {
+        off = off.wrapping_add(STEP[b as usize]);
+        *o = off;
+        let (w, c) = (pairs.0[slot(off)], COEF[b as usize]);
+        [w[0] * c, w[1] * c]
     };
     let mut twos = symbols.chunks_exact(2);
-    let mut slots = entries.chunks_exact_mut(2).zip(coefs.chunks_exact_mut(2));
-    for (b, (e, c)) in (&mut twos).zip(&mut slots) {
-        let w0 = decode(b[0], &mut entry, &mut e[0], &mut c[0]);
-        let w1 = decode(b[1], &mut entry, &mut e[1], &mut c[1]);
-        a0 = [a0[0] + w0[0] * c[0], a0[1] + w0[1] * c[0]];
-        a1 = [a1[0] + w1[0] * c[1], a1[1] + w1[1] * c[1]];
+    let mut slots = offs.chunks_exact_mut(2);
+    for (b, o) in (&mut twos).zip(&mut slots) {
+        let w0 = decode(b[0], &mut o[0]);
+        let w1 = decode(b[1], &mut o[1]);
+        a0 = [a0[0] + w0[0], a0[1] + w0[1]];
+        a1 = [a1[0] + w1[0], a1[1] + w1[1]];
     }
-    if let ([b], Some(e), Some(c)) = (twos.remainder(), entries.last_mut(), coefs.last_mut()) {
-        let w = decode(*b, &mut entry, e, c);
-        a0 = [a0[0] + w[0] * *c, a0[1] + w[1] * *c];
+    if let ([b], Some(o)) = (twos.remainder(), offs.last_mut()) {
+        let w = decode(*b, o);
+        a0 = [a0[0] + w[0], a0[1] + w[1]];
     }
     [a0[0] + a1[0], a0[1] + a1[1]]
 }
 
-/// Adds `g` × count to the `(mg, eg)` gradient of every entry.
+/// Adds `g` × count to the `(mg, eg)` gradient of the entry of every
+/// symbol (at the byte offsets `offs`, see [`slot`]); a jump adds 0.
 ///
 /// Not inlined, as [`decode_symbols`].
 #[inline(never)]
-fn scatter(entries: &[u32], coefs: &[f64], g: [f64; 2], grad: &mut [[f64; 2]; SLOTS]) {
-    for (&k, &c) in entries.iter().zip(coefs) {
-        let p = &mut grad[k as usize & MASK];
+fn scatter(symbols: &[u8], offs: &[u32], g: [f64; 2], grad: &mut Pairs) {
+    for (&b, &o) in symbols.iter().zip(offs) {
+        let c = COEF[b as usize];
+        let p = &mut grad.0[slot(o)];
         *p = [p[0] + g[0] * c, p[1] + g[1] * c];
     }
 }
@@ -213,7 +229,7 @@ const _: () = assert!(NUM_ENTRIES < SLOTS);
 #[derive(Clone, Debug)]
 pub struct Kernel {
     /// `(mg, eg)` by entry (0 past the last one).
-    pairs: Box<[[f64; 2]; SLOTS]>,
+    pairs: Box<Pairs>,
     /// By phase (mg, eg) and interval: the relaxed table's value as a
     /// polynomial in `t` (6 coefficients), then its slope (5), then 0.
     poly: Box<[[[f64; 12]; INTERVALS]; 2]>,
@@ -244,24 +260,26 @@ pub struct Evaluation {
     /// By side (White, Black) and phase: the table reads (`None`: no
     /// attack, the table's first element).
     reads: [Option<[Read; 2]>; 2],
-    /// Number of coefficients decoded in the [`Scratch`] (symbols and
-    /// large coefficients).
-    len: usize,
 }
 
 /// A position's coefficients as [`Kernel::evaluate`] decodes them for
 /// [`Kernel::add_gradient`] (buffers reused across positions).
 #[derive(Clone, Debug)]
 pub struct Scratch {
-    entries: Box<[u32; 2 * SLOTS]>,
-    coefs: Box<[f64; 2 * SLOTS]>,
+    /// The symbols' entries as byte offsets (see [`slot`]).
+    offs: Box<[u32; SLOTS]>,
+    /// The large coefficients' entries as byte offsets.
+    large_offs: Box<[u32; SLOTS]>,
+    /// The large coefficients' counts.
+    large_coefs: Box<[f64; SLOTS]>,
 }
 
 impl Default for Scratch {
     fn default() -> Self {
         Scratch {
-            entries: Box::new([0; 2 * SLOTS]),
-            coefs: Box::new([0.0; 2 * SLOTS]),
+            offs: Box::new([0; SLOTS]),
+            large_offs: Box::new([0; SLOTS]),
+            large_coefs: Box::new([0.0; SLOTS]),
         }
     }
 }
@@ -275,7 +293,7 @@ pub struct Accumulator {
     dims: usize,
     /// `(mg, eg)` d loss / d weight of the linear entries (the king-danger
     /// table and units are added by [`Accumulator::finish`]).
-    grad: Box<[[f64; 2]; SLOTS]>,
+    grad: Box<Pairs>,
     /// By phase and interval: `Σ g·tᵖ` of the table reads.
     moments: Box<[[[f64; 6]; INTERVALS]; 2]>,
     /// `(mg, eg)` gradient of the attack units by feature.
@@ -291,7 +309,7 @@ impl Accumulator {
         Accumulator {
             loss: 0.0,
             dims,
-            grad: Box::new([[0.0; 2]; SLOTS]),
+            grad: Pairs::zero(),
             moments: Box::new([[[0.0; 6]; INTERVALS]; 2]),
             units: [[0.0; 2]; FEATURES],
             first: [0.0; 2],
@@ -300,7 +318,7 @@ impl Accumulator {
 
     /// The summed loss and gradient.
     pub fn finish(self) -> (f64, Vec<f64>) {
-        let mut grad: Vec<f64> = self.grad.as_flattened()[..self.dims].to_vec();
+        let mut grad: Vec<f64> = self.grad.0.as_flattened()[..self.dims].to_vec();
         for (phase, moments) in self.moments.iter().enumerate() {
             for (m, (index, weights)) in moments.iter().zip(&INTERVAL) {
                 for (&j, w) in index.iter().zip(weights) {
@@ -319,6 +337,9 @@ impl Accumulator {
     }
 }
 
+/// 2⁵²: whole numbers below it are the low bits of `2⁵² + x`.
+const TWO_52: f64 = 4_503_599_627_370_496.0;
+
 /// Horner's rule over `c[..N]`.
 #[inline(always)]
 fn horner<const N: usize>(c: &[f64], t: f64) -> f64 {
@@ -334,8 +355,8 @@ impl Kernel {
     pub fn new(weights: &[f64]) -> Self {
         let pairs = weights.as_chunks::<2>().0;
         assert_eq!(pairs.len(), NUM_ENTRIES, "one (mg, eg) pair per entry");
-        let mut padded = Box::new([[0.0; 2]; SLOTS]);
-        padded[..NUM_ENTRIES].copy_from_slice(pairs);
+        let mut padded = Pairs::zero();
+        padded.0[..NUM_ENTRIES].copy_from_slice(pairs);
         let mut poly = Box::new([[[0.0; 12]; INTERVALS]; 2]);
         for (phase, by_interval) in poly.iter_mut().enumerate() {
             for (p, (index, w)) in by_interval.iter_mut().zip(&INTERVAL) {
@@ -363,8 +384,12 @@ impl Kernel {
     #[inline(always)]
     fn read(&self, phase: usize, c: f64) -> (f64, Read) {
         let c = c.max(0.0).min(MAX_COUNTER as f64);
-        let interval = (c as usize).min(INTERVALS - 1);
-        let t = c - interval as f64;
+        // The interval's start: a small whole number, converted through
+        // the mantissa of 2⁵² + start (`as usize` would saturate, in more
+        // instructions).
+        let start = c.floor().min((INTERVALS - 1) as f64);
+        let interval = ((start + TWO_52).to_bits() as usize & 0xffff).min(INTERVALS - 1);
+        let t = c - start;
         let p = &self.poly[phase][interval];
         let value = horner::<6>(&p[..6], t);
         let slope = horner::<5>(&p[6..11], t);
@@ -374,23 +399,20 @@ impl Kernel {
     /// The evaluation of `v`; its coefficients are left in `scratch`.
     #[inline(always)]
     pub fn evaluate(&self, v: &PositionView, scratch: &mut Scratch) -> Evaluation {
-        let n = v.symbols.len();
-        let len = n + v.large_count;
+        let (n, m) = (v.symbols.len(), v.large_count);
         assert!(
-            len <= 2 * SLOTS,
+            n <= SLOTS && m <= SLOTS,
             "a valid record has fewer symbols and fewer large coefficients than entries"
         );
         let pairs = &*self.pairs;
-        let (entries, coefs) = (&mut scratch.entries[..len], &mut scratch.coefs[..len]);
-        let (symbol_entries, large_entries) = entries.split_at_mut(n);
-        let (symbol_coefs, large_coefs) = coefs.split_at_mut(n);
-        let [mut mg, mut eg] = decode_symbols(v.symbols, symbol_entries, symbol_coefs, pairs);
+        let [mut mg, mut eg] = decode_symbols(v.symbols, &mut scratch.offs[..n], pairs);
         let mut large = v.large.iter();
-        for (e, c) in large_entries.iter_mut().zip(large_coefs) {
+        let large_coefs = &mut scratch.large_coefs[..m];
+        for (e, c) in scratch.large_offs[..m].iter_mut().zip(large_coefs) {
             let (entry, coef) = read_large(&mut large).unwrap_or((0, 0));
-            *e = entry as u32 & MASK as u32;
+            *e = u32::from(entry).wrapping_mul(PAIR_BYTES);
             *c = coef as f64;
-            let w = pairs[*e as usize];
+            let w = pairs.0[slot(*e)];
             mg += w[0] * *c;
             eg += w[1] * *c;
         }
@@ -426,7 +448,6 @@ impl Kernel {
             value: mg * factors[0] + eg * factors[1],
             factors,
             reads,
-            len,
         }
     }
 
@@ -442,8 +463,16 @@ impl Kernel {
         acc: &mut Accumulator,
     ) {
         let g = [d_loss_d_eval * e.factors[0], d_loss_d_eval * e.factors[1]];
-        let n = e.len;
-        scatter(&scratch.entries[..n], &scratch.coefs[..n], g, &mut acc.grad);
+        let n = v.symbols.len().min(SLOTS);
+        scatter(v.symbols, &scratch.offs[..n], g, &mut acc.grad);
+        let m = v.large_count.min(SLOTS);
+        for (&o, &c) in scratch.large_offs[..m]
+            .iter()
+            .zip(&scratch.large_coefs[..m])
+        {
+            let p = &mut acc.grad.0[slot(o)];
+            *p = [p[0] + g[0] * c, p[1] + g[1] * c];
+        }
         let mut danger = v.danger;
         for (side, read) in e.reads.iter().enumerate() {
             let g = [g[0] * SIDE_SIGN[side], g[1] * SIDE_SIGN[side]];

@@ -2,17 +2,34 @@
 //! sets, and, for `--recompute-pv`, the positions they were traced from.
 //! The [`TrainingData`] the tuner uses today; a streamed trace cache can
 //! take its place behind the same trait.
+//!
+//! Mini-batch epochs read memory in order: before the first one, the
+//! training set is rearranged once in an order shuffled with the run's seed
+//! (a copy of its records, then the old layout is freed), and each epoch
+//! visits it by runs of [`RUN`] consecutive positions whose order is
+//! shuffled with the seed and the epoch. A batch is thus a random sample of
+//! runs of random positions, different in every epoch, and the kernels read
+//! whole cache lines in sequence instead of one scattered record at a time.
 
 use std::sync::Arc;
 
 use engine::eval::Params;
+use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 use crate::dataset::{self, Resolve, Sample};
 use crate::objective::{self, Objective};
 use crate::trace_set::TraceSet;
-use crate::trainer::{Split, TrainingData};
+use crate::trainer::{BatchStep, DataError, Split, TrainingData};
+
+/// Positions per run of consecutive records that a mini-batch epoch visits
+/// in order (about 3 kB of records).
+pub const RUN: usize = 64;
+
+/// Salt of the layout seed (the run's seed also chooses the validation
+/// positions).
+const LAYOUT_SALT: u64 = 0x6c61_796f_7574_0001;
 
 /// Traced positions in memory.
 #[derive(Clone, Debug)]
@@ -25,6 +42,10 @@ pub struct TraceData {
     /// the data are to be re-traced.
     pub samples: Option<Samples>,
     fingerprint: u64,
+    /// Seed of the one-time rearrangement of the training set.
+    layout_seed: u64,
+    /// Whether the training set (and its samples) have been rearranged.
+    arranged: bool,
 }
 
 /// The positions behind a [`TraceData`], for re-tracing.
@@ -85,7 +106,10 @@ impl TraceData {
             validation: validation_samples,
             resolve,
         });
-        TraceData::new(train, validation, samples)
+        TraceData {
+            layout_seed: seed,
+            ..TraceData::new(train, validation, samples)
+        }
     }
 
     /// The data of `train` and `validation`; `samples` when they are to be
@@ -97,6 +121,31 @@ impl TraceData {
             validation,
             samples,
             fingerprint,
+            layout_seed: 0,
+            arranged: false,
+        }
+    }
+
+    /// Rearranges the training set (and its samples) once, in the order
+    /// shuffled with the layout seed: the first mini-batch epoch does it,
+    /// so a resumed run rearranges the same way.
+    fn arrange(&mut self) {
+        if self.arranged {
+            return;
+        }
+        self.arranged = true;
+        let mut order: Vec<usize> = (0..self.train.len()).collect();
+        order.shuffle(&mut ChaCha8Rng::seed_from_u64(
+            self.layout_seed ^ LAYOUT_SALT,
+        ));
+        self.train = self.train.select(&order);
+        if let Some(s) = &mut self.samples {
+            let mut old: Vec<Option<Sample>> =
+                std::mem::take(&mut s.train).into_iter().map(Some).collect();
+            s.train = order
+                .iter()
+                .map(|&i| old[i].take().expect("a permutation"))
+                .collect();
         }
     }
 
@@ -179,6 +228,36 @@ impl TrainingData for TraceData {
 
     fn fingerprint(&self) -> u64 {
         self.fingerprint
+    }
+
+    /// Mini-batches walk the rearranged training set by shuffled runs (see
+    /// the module documentation); one batch of everything reads it in
+    /// order.
+    fn train_epoch(
+        &mut self,
+        order_seed: u64,
+        batch: usize,
+        objective: &Objective,
+        weights: &mut Vec<f64>,
+        step: &mut BatchStep,
+    ) -> Result<(), DataError> {
+        let n = self.train.len();
+        let batch = batch.max(1);
+        let order: Vec<u32> = if batch < n {
+            self.arrange();
+            let mut runs: Vec<usize> = (0..n.div_ceil(RUN)).collect();
+            runs.shuffle(&mut ChaCha8Rng::seed_from_u64(order_seed));
+            runs.iter()
+                .flat_map(|&r| (r * RUN) as u32..((r + 1) * RUN).min(n) as u32)
+                .collect()
+        } else {
+            (0..n as u32).collect()
+        };
+        for chunk in order.chunks(batch) {
+            let (loss, grad) = self.loss_and_gradient(chunk, weights, objective);
+            step(weights, loss, grad, chunk.len());
+        }
+        Ok(())
     }
 
     fn retrace(&mut self, params: &Params) -> bool {
