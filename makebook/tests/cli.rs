@@ -210,7 +210,9 @@ fn problems_deep_in_large_files_have_exact_line_and_game_numbers() {
     }
     let summary = String::from_utf8_lossy(&out.stdout);
     assert!(
-        summary.contains("40000 games (39997 used, 0 without moves, 0 other variant, 3 malformed and skipped)"),
+        summary.contains(
+            "40000 games (39997 used, 0 without moves, 0 other variant, 3 malformed and skipped)"
+        ),
         "{summary}"
     );
 }
