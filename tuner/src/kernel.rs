@@ -20,9 +20,12 @@
 //!   branch; a side without an attack reads it at counter 0;
 //! * the gradient of the table elements is gathered as per-interval moments
 //!   `Σ g·tᵖ` and turned into element gradients once per chunk;
-//! * training batches visit positions in random order: [`Chunk`] first
-//!   reads where a group of positions is, then touches their records, so
-//!   that the memory latencies overlap instead of adding up.
+//! * a batch may visit positions in any order: [`Chunk`] first reads where
+//!   a group of positions is, then touches their records, so that the
+//!   memory latencies of scattered positions overlap instead of adding up
+//!   (in-memory training now walks the set in shuffled runs of consecutive
+//!   positions, [`crate::source`], where the touches find the records in
+//!   cache already).
 
 use engine::eval::danger::{FEATURES, MAX_COUNTER, TABLE, UNIT_ENTRY};
 use engine::eval::{MAX_PHASE, NUM_ENTRIES, SCALE_NORMAL};
