@@ -584,26 +584,10 @@ impl Chunk {
 mod tests {
     use super::*;
     use engine::eval::{Params, danger, trace};
-    use engine::formats::labeled::parse_line;
-    use shakmaty::Chess;
 
     use crate::objective::ObjectiveKind;
 
-    /// The first `n` positions of the bundled data, with their results.
-    fn positions(n: usize) -> Vec<(Chess, engine::formats::labeled::GameResult)> {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../data/labeled/masters-quiet-20k.epd"
-        );
-        let text = std::fs::read_to_string(path).expect("bundled data");
-        text.lines()
-            .take(n)
-            .map(|l| {
-                let r = parse_line(l).expect("a good line").expect("a record");
-                (r.position, r.result.expect("a result"))
-            })
-            .collect()
-    }
+    use crate::test_data::positions;
 
     /// Bumpy weights with a nonzero attack table and fractional units.
     fn weights() -> Vec<f64> {
