@@ -688,22 +688,12 @@ pub fn load(path: &Path) -> Result<(TraceSet, CacheMeta), CacheError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use engine::formats::labeled::parse_line;
+    use crate::test_data::positions;
 
     fn set(n: usize) -> TraceSet {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../data/labeled/masters-quiet-20k.epd"
-        );
-        let text = std::fs::read_to_string(path).expect("bundled data");
         let mut set = TraceSet::new();
-        for (i, line) in text.lines().take(n).enumerate() {
-            let r = parse_line(line).unwrap().unwrap();
-            set.push_position(
-                &r.position,
-                r.result.unwrap(),
-                (i % 2 == 0).then_some(i as i32),
-            );
+        for (i, (position, result)) in positions(n).into_iter().enumerate() {
+            set.push_position(&position, result, (i % 2 == 0).then_some(i as i32));
         }
         set
     }

@@ -20,9 +20,12 @@
 //!   branch; a side without an attack reads it at counter 0;
 //! * the gradient of the table elements is gathered as per-interval moments
 //!   `Σ g·tᵖ` and turned into element gradients once per chunk;
-//! * training batches visit positions in random order: [`Chunk`] first
-//!   reads where a group of positions is, then touches their records, so
-//!   that the memory latencies overlap instead of adding up.
+//! * a batch may visit positions in any order: [`Chunk`] first reads where
+//!   a group of positions is, then touches their records, so that the
+//!   memory latencies of scattered positions overlap instead of adding up
+//!   (in-memory training now walks the set in shuffled runs of consecutive
+//!   positions, [`crate::source`], where the touches find the records in
+//!   cache already).
 
 use engine::eval::danger::{FEATURES, MAX_COUNTER, TABLE, UNIT_ENTRY};
 use engine::eval::{MAX_PHASE, NUM_ENTRIES, SCALE_NORMAL};
@@ -581,26 +584,10 @@ impl Chunk {
 mod tests {
     use super::*;
     use engine::eval::{Params, danger, trace};
-    use engine::formats::labeled::parse_line;
-    use shakmaty::Chess;
 
     use crate::objective::ObjectiveKind;
 
-    /// The first `n` positions of the bundled data, with their results.
-    fn positions(n: usize) -> Vec<(Chess, engine::formats::labeled::GameResult)> {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../data/labeled/masters-quiet-20k.epd"
-        );
-        let text = std::fs::read_to_string(path).expect("bundled data");
-        text.lines()
-            .take(n)
-            .map(|l| {
-                let r = parse_line(l).expect("a good line").expect("a record");
-                (r.position, r.result.expect("a result"))
-            })
-            .collect()
-    }
+    use crate::test_data::positions;
 
     /// Bumpy weights with a nonzero attack table and fractional units.
     fn weights() -> Vec<f64> {

@@ -16,5 +16,7 @@ pub mod source;
 pub mod space;
 pub mod spsa;
 pub mod stream;
+#[cfg(test)]
+mod test_data;
 pub mod trace_set;
 pub mod trainer;

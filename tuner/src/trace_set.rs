@@ -894,23 +894,8 @@ impl<'a> PositionView<'a> {
 mod tests {
     use super::*;
     use engine::eval::{NUM_ENTRIES, TraceEntry, trace};
-    use engine::formats::labeled::parse_line;
 
-    /// The first `n` positions of the bundled data, with their results.
-    fn positions(n: usize) -> Vec<(Chess, GameResult)> {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../data/labeled/masters-quiet-20k.epd"
-        );
-        let text = std::fs::read_to_string(path).expect("bundled data");
-        text.lines()
-            .take(n)
-            .map(|l| {
-                let r = parse_line(l).expect("a good line").expect("a record");
-                (r.position, r.result.expect("a result"))
-            })
-            .collect()
-    }
+    use crate::test_data::positions;
 
     /// Coefficients, [phase, scales], danger, turn, result, score.
     type Facts = (
