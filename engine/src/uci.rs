@@ -329,7 +329,18 @@ fn book_move(
 impl UciSession {
     /// A session writing its replies to `out`.
     pub fn new(out: impl Write + Send + 'static) -> Self {
-        let options = EngineOptions::default();
+        Self::with_hash_mb(out, DEFAULT_HASH_MB)
+    }
+
+    /// A session whose transposition table starts at `hash_mb` MB (clamped
+    /// to `1..=MAX_HASH_MB`), as after `setoption name Hash value hash_mb`
+    /// (the fuzz target's sessions use 1 MB: the protocol is under test,
+    /// and the default table would cost more than the rest of a session).
+    pub fn with_hash_mb(out: impl Write + Send + 'static, hash_mb: usize) -> Self {
+        let options = EngineOptions {
+            hash_mb: hash_mb.clamp(1, MAX_HASH_MB),
+            ..EngineOptions::default()
+        };
         let searcher = Searcher::new(Arc::new(Params::defaults()), options.hash_mb);
         let stop = searcher.stop_flag();
         let boxed: Box<dyn Write + Send> = Box::new(out);
@@ -839,6 +850,29 @@ fn path_option(value: &str) -> Option<PathBuf> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_session_starts_with_the_hash_size_asked_for() {
+        assert_eq!(
+            UciSession::new(std::io::sink()).options().hash_mb,
+            DEFAULT_HASH_MB
+        );
+        assert_eq!(
+            UciSession::with_hash_mb(std::io::sink(), 1)
+                .options()
+                .hash_mb,
+            1
+        );
+        assert_eq!(
+            UciSession::with_hash_mb(std::io::sink(), 0)
+                .options()
+                .hash_mb,
+            1
+        );
+        let mut session = UciSession::with_hash_mb(std::io::sink(), 1);
+        session.handle_line("setoption name Hash value 2");
+        assert_eq!(session.options().hash_mb, 2);
+    }
 
     #[test]
     fn go_parsing_survives_garbage() {

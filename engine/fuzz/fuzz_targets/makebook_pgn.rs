@@ -57,12 +57,7 @@ fuzz_target!(|data: &[u8]| {
 
     // The annotated file is read as one piece.
     let mut annotated = AnnotatedTally::default();
-    let whole = game_chunks::GameChunk {
-        index: 0,
-        first_line: 1,
-        first_byte: 0,
-        bytes: pgn.to_vec(),
-    };
+    let whole = game_chunks::GameChunk::new(0, 1, 0, pgn.to_vec());
     let mut visitor = AnnotatedVisitor::new(only, &mut annotated);
     let scan = scan_chunk(&whole, &mut visitor);
     check(&scan.problems, 1);

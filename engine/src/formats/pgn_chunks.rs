@@ -11,8 +11,10 @@
 //! fixed up later from the per-chunk game counts.
 
 use std::io::{self, Read};
+use std::sync::OnceLock;
 
-/// A run of whole games cut from a PGN stream.
+/// A run of whole games cut from a PGN stream (made by [`GameChunker`] or
+/// [`GameChunk::new`]; its bytes are not changed afterwards).
 #[derive(Debug)]
 pub struct GameChunk {
     /// Position of the chunk in its file, from 0.
@@ -23,13 +25,36 @@ pub struct GameChunk {
     pub first_byte: u64,
     /// The chunk's bytes (decompressed).
     pub bytes: Vec<u8>,
+    /// Offsets of the `\n` bytes, found on the first [`GameChunk::line_at`]
+    /// (a chunk with many problems located one by one would otherwise be
+    /// scanned from its start for each: quadratic in its size).
+    newlines: OnceLock<Vec<usize>>,
 }
 
 impl GameChunk {
+    /// A chunk of `bytes` starting at line `first_line` and byte
+    /// `first_byte` of its file.
+    pub fn new(index: usize, first_line: u64, first_byte: u64, bytes: Vec<u8>) -> Self {
+        GameChunk {
+            index,
+            first_line,
+            first_byte,
+            bytes,
+            newlines: OnceLock::new(),
+        }
+    }
+
     /// The line number, in the file, of the byte at `offset` in the chunk.
     pub fn line_at(&self, offset: usize) -> u64 {
-        let offset = offset.min(self.bytes.len());
-        self.first_line + count_newlines(&self.bytes[..offset])
+        let newlines = self.newlines.get_or_init(|| {
+            self.bytes
+                .iter()
+                .enumerate()
+                .filter_map(|(i, &b)| (b == b'\n').then_some(i))
+                .collect()
+        });
+        // The newlines before `offset` (all of them past the end).
+        self.first_line + newlines.partition_point(|&at| at < offset) as u64
     }
 }
 
@@ -156,12 +181,7 @@ impl<R: Read> GameChunker<R> {
         }
         self.carry = buf[cut..].to_vec();
         buf.truncate(cut);
-        let chunk = GameChunk {
-            index: self.next_index,
-            first_line: self.next_line,
-            first_byte: self.next_byte,
-            bytes: buf,
-        };
+        let chunk = GameChunk::new(self.next_index, self.next_line, self.next_byte, buf);
         self.next_index += 1;
         self.next_byte += chunk.bytes.len() as u64;
         self.next_line += count_newlines(&chunk.bytes);
@@ -205,14 +225,18 @@ mod tests {
 
     #[test]
     fn line_at_counts_from_the_chunk_start() {
-        let chunk = GameChunk {
-            index: 0,
-            first_line: 10,
-            first_byte: 0,
-            bytes: b"a\nb\nc".to_vec(),
-        };
+        let chunk = GameChunk::new(0, 10, 0, b"a\nb\nc\n\nd".to_vec());
         assert_eq!(chunk.line_at(0), 10);
+        assert_eq!(chunk.line_at(1), 10);
         assert_eq!(chunk.line_at(2), 11);
-        assert_eq!(chunk.line_at(99), 12);
+        assert_eq!(chunk.line_at(99), 14);
+        // Any order of calls, every offset: as counting from the start.
+        for offset in (0..=chunk.bytes.len() + 1).rev() {
+            let end = offset.min(chunk.bytes.len());
+            assert_eq!(
+                chunk.line_at(offset),
+                10 + count_newlines(&chunk.bytes[..end])
+            );
+        }
     }
 }

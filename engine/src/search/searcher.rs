@@ -204,7 +204,26 @@ struct Worker {
     root_moves: Vec<Move>,
 }
 
+/// The late-move reduction of each (depth, move number) under `sp`. The
+/// table of the default parameters is computed once per process (a
+/// thousand logarithms per searcher otherwise: most of the cost of
+/// creating one).
 fn lmr_table(sp: &SearchParams) -> Vec<[i32; 64]> {
+    static DEFAULT: std::sync::LazyLock<(SearchParams, Vec<[i32; 64]>)> =
+        std::sync::LazyLock::new(|| {
+            let sp = SearchParams::default();
+            (sp, compute_lmr_table(&sp))
+        });
+    let (default_sp, default_table) = &*DEFAULT;
+    if (sp.lmr_base_percent, sp.lmr_divisor_percent)
+        == (default_sp.lmr_base_percent, default_sp.lmr_divisor_percent)
+    {
+        return default_table.clone();
+    }
+    compute_lmr_table(sp)
+}
+
+fn compute_lmr_table(sp: &SearchParams) -> Vec<[i32; 64]> {
     let base = f64::from(sp.lmr_base_percent) / 100.0;
     let divisor = f64::from(sp.lmr_divisor_percent) / 100.0;
     (0..=MAX_PLY)
@@ -1391,6 +1410,18 @@ pub struct BoundTest {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cached_lmr_table_is_the_computed_one() {
+        let default = SearchParams::default();
+        assert_eq!(lmr_table(&default), compute_lmr_table(&default));
+        let other = SearchParams {
+            lmr_base_percent: default.lmr_base_percent + 25,
+            ..default
+        };
+        assert_eq!(lmr_table(&other), compute_lmr_table(&other));
+        assert_ne!(lmr_table(&other), lmr_table(&default));
+    }
 
     #[test]
     fn mate_distances() {
