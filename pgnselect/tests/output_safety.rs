@@ -189,6 +189,10 @@ fn no_temporary_file_outlives_a_run() {
     // the temporary file is gone.
     let mut child = start_on_stdin(&output);
     ctrl_c(&child);
+    // The signal reaches the run through the handler's own thread: give it
+    // time to raise the flag before the input ends, or the run may see the
+    // end of its input first and finish normally (a loaded machine).
+    std::thread::sleep(Duration::from_millis(500));
     drop(child.stdin.take());
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{}", stderr(&out));
