@@ -4,24 +4,15 @@
 //! (`BookFile`, `ParamsFile`) or start many threads are left out.
 #![no_main]
 
-use std::io::{Cursor, Write};
-use std::sync::{Arc, Mutex};
+use std::io::Cursor;
 
 use engine::uci::UciSession;
 use libfuzzer_sys::fuzz_target;
 
-#[derive(Clone, Default)]
-struct Capture(Arc<Mutex<Vec<u8>>>);
+#[path = "../../tests/support/capture.rs"]
+mod capture;
 
-impl Write for Capture {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
+use capture::Capture;
 
 fn mentions(data: &[u8], word: &[u8]) -> bool {
     data.windows(word.len())
@@ -50,7 +41,7 @@ fuzz_target!(|data: &[u8]| {
     // size does not change what the protocol answers.
     let mut session = UciSession::with_hash_mb(out.clone(), 1);
     session.run(Cursor::new(input)).expect("reading a slice");
-    let text = String::from_utf8(out.0.lock().unwrap().clone()).expect("UTF-8 replies");
+    let text = out.take();
     for line in text.lines() {
         assert!(line.len() < 2000, "{} bytes: {}", line.len(), &line[..200]);
         if let Some(best) = line.strip_prefix("bestmove ") {
