@@ -49,6 +49,7 @@ new=$(git rev-parse --short "$1^{commit}")
 base=$(git rev-parse --short "${2:-$1^}^{commit}")
 dir=${dir:-runs/sprt-$new-$base}
 mkdir -p "$dir/bin"
+dir=$(cd "$dir" && pwd)
 
 build=$(mktemp -d /tmp/sprt-build.XXXXXX)
 trap 'for r in "$new" "$base"; do git worktree remove --force "$build/$r" >/dev/null 2>&1 || true; done; rm -rf "$build"' EXIT
@@ -65,8 +66,8 @@ if [ -n "$tc" ]; then limit=(--tc "$tc"); else limit=(--nodes "$nodes"); fi
 read -r -a sprt <<<"$bounds"
 echo "SPRT $new (bench $(cat "$dir/bench-$new.txt")) against $base (bench $(cat "$dir/bench-$base.txt")): ${limit[*]}, $bounds, log in $dir/match.log"
 "$dir/bin/engine-$new" match \
-    --engine-a "$PWD/$dir/bin/engine-$new" --name-a "engine-$new" \
-    --engine-b "$PWD/$dir/bin/engine-$base" --name-b "engine-$base" \
+    --engine-a "$dir/bin/engine-$new" --name-a "engine-$new" \
+    --engine-b "$dir/bin/engine-$base" --name-b "engine-$base" \
     --openings data/openings/eco-openings.epd --openings-order random --seed "$seed" \
     "${limit[@]}" --hash 16 --concurrency "$concurrency" --games "$games" \
     --resign-score 1000 --resign-moves 3 --draw-score 10 --draw-moves 8 --draw-after 80 \
