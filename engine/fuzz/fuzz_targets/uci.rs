@@ -30,7 +30,11 @@ fuzz_target!(|data: &[u8]| {
     for line in data.split_inclusive(|&b| b == b'\n') {
         let text = line.strip_suffix(b"\n").unwrap_or(line);
         input.extend_from_slice(text);
-        if text.trim_ascii_start().starts_with(b"go") {
+        // The engine splits a line at Unicode whitespace (vertical tab and
+        // no-break space included), so a `go` is recognised the same way.
+        let is_go = std::str::from_utf8(text)
+            .is_ok_and(|t| t.split_whitespace().next() == Some("go"));
+        if is_go {
             input.extend_from_slice(b" nodes 1");
         }
         input.push(b'\n');
