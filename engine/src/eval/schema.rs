@@ -60,11 +60,11 @@ declare_groups! {
     Pawns = "pawns";
     /// Mobility by number of safe squares.
     Mobility = "mobility";
-    /// Bishop pair, rooks on files and ranks, outposts.
+    /// Bishop pair, rooks on files and ranks, outposts, bad bishops, space.
     Pieces = "pieces";
     /// Pawn shield, pawn storm, king file, attack units and the attack-counter table.
     KingSafety = "king_safety";
-    /// Attacked and hanging pieces.
+    /// Attacked and hanging pieces, threats by pawn pushes.
     Threats = "threats";
     /// Side-to-move bonus.
     Tempo = "tempo";
@@ -351,6 +351,16 @@ declare_params! {
     passed_own_king_distance: [8], Pawns, List, (-50, 50) = [ZERO];
     /// Distance of the enemy king to the passer's stop square, weighted by the passer's rank.
     passed_enemy_king_distance: [8], Pawns, List, (-50, 50) = [ZERO];
+    /// A passed pawn none of whose squares to promotion the enemy attacks, by relative rank.
+    passed_safe_path: [8], Pawns, List, (-50, 300) = [ZERO];
+    /// The king's distance to the nearest own pawn (1–7; index 0 is unused).
+    king_pawn_distance: [8], Pawns, List, (-100, 100) = [ZERO];
+    /// An isolated or backward pawn with no enemy pawn in front of it on its file.
+    pawn_weak_unopposed: [1], Pawns, Scalar, (-100, 50) = [ZERO];
+    /// A pawn on relative rank 5 or 6 (index 0, 1) blocked by an enemy pawn.
+    pawn_blocked: [2], Pawns, List, (-100, 50) = [ZERO];
+    /// A passed pawn with an own rook behind it on its file.
+    passed_rook_behind: [1], Pawns, Scalar, (-50, 100) = [ZERO];
     /// Knight mobility: safe squares attacked (0–8).
     mobility_knight: [9], Mobility, List, (-150, 150), for Knight = [ZERO];
     /// Bishop mobility: safe squares attacked (0–13).
@@ -371,6 +381,23 @@ declare_params! {
     knight_outpost: [1], Pieces, Scalar, (-50, 150) = [ZERO];
     /// A bishop on an outpost.
     bishop_outpost: [1], Pieces, Scalar, (-50, 150) = [ZERO];
+    /// Per bishop, the own pawns on squares of its colour (the coefficient is their number).
+    bishop_pawns_same_colour: [1], Pieces, Scalar, (-50, 50) = [ZERO];
+    /// A knight or bishop with a pawn (either colour) directly in front of it.
+    minor_behind_pawn: [1], Pieces, Scalar, (-50, 100) = [ZERO];
+    /// A knight attacking an empty outpost square (relative ranks 4–6,
+    /// defended by an own pawn, out of reach of enemy pawns).
+    knight_reachable_outpost: [1], Pieces, Scalar, (-50, 100) = [ZERO];
+    /// A bishop that sees both centre squares of its long diagonal through pieces other than pawns.
+    bishop_long_diagonal: [1], Pieces, Scalar, (-50, 100) = [ZERO];
+    /// A rook on the file of an enemy queen.
+    rook_on_queen_file: [1], Pieces, Scalar, (-50, 100) = [ZERO];
+    /// Per knight (index 0) and bishop (1), its distance to the own king.
+    minor_king_distance: [2], Pieces, List, (-30, 30) = [ZERO];
+    /// Space: safe squares of the central files on relative ranks 2–4 (not
+    /// holding an own pawn, not attacked by an enemy pawn), those behind an
+    /// own pawn and not attacked at all counted twice.
+    space: [1], Pieces, Scalar, (-20, 50) = [ZERO];
     /// Pawn shield on each of the three files around the king: own pawn on
     /// relative rank 2, rank 3, further up, or no pawn in front of the king.
     king_shield: [4], KingSafety, List, (-100, 100) = [ZERO];
@@ -379,6 +406,10 @@ declare_params! {
     king_storm: [5], KingSafety, List, (-100, 100) = [ZERO];
     /// The king on an open file (no own pawn), by 0 = own pawn present, 1 = half-open, 2 = open.
     king_file: [3], KingSafety, List, (-150, 50) = [ZERO];
+    /// Squares of the king's flank on its first five ranks that the enemy attacks (the coefficient is their number).
+    king_flank_attacks: [1], KingSafety, Scalar, (-30, 30) = [ZERO];
+    /// The king on a flank without pawns of either colour.
+    king_pawnless_flank: [1], KingSafety, Scalar, (-150, 50) = [ZERO];
     /// Attack units per square of the enemy king zone a piece attacks, by
     /// attacker; the middlegame and endgame counters add the .mg and .eg
     /// units.
@@ -402,6 +433,8 @@ declare_params! {
     threat_by_queen: [6], Threats, Role, (-50, 300) = [ZERO];
     /// A piece attacked and not defended, by piece type.
     hanging: [6], Threats, Role, (-50, 300) = [ZERO];
+    /// A piece that a safe pawn push would attack (and no pawn attacks yet), by piece type.
+    threat_by_pawn_push: [6], Threats, Role, (-50, 300) = [ZERO];
     /// Bonus for the side to move.
     tempo: [1], Tempo, Scalar, (0, 100) = [ZERO];
 }

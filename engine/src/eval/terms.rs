@@ -48,6 +48,32 @@ const FILE_A: u64 = 0x0101_0101_0101_0101;
 const NOT_FILE_A: u64 = !FILE_A;
 const NOT_FILE_H: u64 = !(FILE_A << 7);
 
+/// `WITHIN_DISTANCE[sq][d]`: the squares at most `d` king steps from `sq`.
+const WITHIN_DISTANCE: [[u64; 8]; 64] = {
+    let mut out = [[0u64; 8]; 64];
+    let mut sq: usize = 0;
+    while sq < 64 {
+        let mut other: usize = 0;
+        while other < 64 {
+            let df = (sq % 8) as i32 - (other % 8) as i32;
+            let dr = (sq / 8) as i32 - (other / 8) as i32;
+            let d = if df.abs() > dr.abs() {
+                df.abs()
+            } else {
+                dr.abs()
+            } as usize;
+            let mut k = d;
+            while k < 8 {
+                out[sq][k] |= 1u64 << other;
+                k += 1;
+            }
+            other += 1;
+        }
+        sq += 1;
+    }
+    out
+};
+
 /// What the taper needs besides the accumulated mg/eg sums.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TaperInfo {
@@ -189,7 +215,8 @@ pub fn evaluate_terms<P: Position, A: Accumulator>(pos: &P, acc: &mut A) -> Tape
     for (us, them) in [(&sides[0], &sides[1]), (&sides[1], &sides[0])] {
         pawn_structure(board, occupied, us, them, acc);
         king_shelter(us, them, acc);
-        threats(board, us, them, acc);
+        threats(board, occupied, us, them, acc);
+        space(us, them, acc);
     }
     acc.add(blocks::tempo.one(), sign(pos.turn()));
     taper_info(board)
@@ -246,6 +273,12 @@ fn pieces<A: Accumulator>(
         all_pawns,
         danger: DangerCounts::NONE,
         attackers: 0,
+        outposts: (relative_rank_mask(color, 3)
+            | relative_rank_mask(color, 4)
+            | relative_rank_mask(color, 5))
+            & us.pawn_attacks
+            & !fill_forward(!color, pawn_attack_span(!color, them.pawns)),
+        enemy_queens: (board.queens() & board.by_color(!color)).0,
     };
     piece_type_terms(Role::Knight, knights, &mut ctx, us, acc);
     piece_type_terms(Role::Bishop, bishops, &mut ctx, us, acc);
@@ -273,6 +306,10 @@ struct PieceContext {
     all_pawns: u64,
     danger: DangerCounts,
     attackers: i32,
+    /// Outpost squares: relative ranks 4–6, defended by an own pawn, never
+    /// attackable by an enemy pawn.
+    outposts: u64,
+    enemy_queens: u64,
 }
 
 /// Mobility, attacks and placement terms of every piece of one type;
@@ -323,6 +360,32 @@ fn piece_type_terms<A: Accumulator>(
                     };
                     acc.add(block.one(), s);
                 }
+                if forward(ctx.color, bit) & ctx.all_pawns != 0 {
+                    acc.add(blocks::minor_behind_pawn.one(), s);
+                }
+                acc.add(
+                    blocks::minor_king_distance.at(ri - 1),
+                    s * us.king.distance(sq) as i32,
+                );
+                if role == Role::Knight && attacks & ctx.outposts & !us.pieces != 0 {
+                    acc.add(blocks::knight_reachable_outpost.one(), s);
+                }
+                if role == Role::Bishop
+                    && (bishop_attacks(sq, Bitboard(ctx.all_pawns)).0 & CENTRE).count_ones() > 1
+                {
+                    acc.add(blocks::bishop_long_diagonal.one(), s);
+                }
+                if role == Role::Bishop {
+                    let colour = if Bitboard::LIGHT_SQUARES.0 & bit != 0 {
+                        Bitboard::LIGHT_SQUARES.0
+                    } else {
+                        Bitboard::DARK_SQUARES.0
+                    };
+                    let n = (us.pawns & colour).count_ones() as i32;
+                    if n != 0 {
+                        acc.add(blocks::bishop_pawns_same_colour.one(), s * n);
+                    }
+                }
             }
             Role::Rook => {
                 let file = file_mask(sq);
@@ -333,6 +396,9 @@ fn piece_type_terms<A: Accumulator>(
                 }
                 if relative_rank(ctx.color, sq) == 6 {
                     acc.add(blocks::rook_seventh_rank.one(), s);
+                }
+                if file & ctx.enemy_queens != 0 {
+                    acc.add(blocks::rook_on_queen_file.one(), s);
                 }
             }
             _ => {}
@@ -436,7 +502,7 @@ fn relative_rank_mask(color: Color, rank: usize) -> u64 {
 /// Pawn structure, computed set-wise; only passed pawns are visited one by
 /// one.
 fn pawn_structure<A: Accumulator>(
-    _board: &Board,
+    board: &Board,
     occupied: u64,
     us: &Side,
     them: &Side,
@@ -448,6 +514,9 @@ fn pawn_structure<A: Accumulator>(
     if pawns == 0 {
         return;
     }
+    let within = &WITHIN_DISTANCE[us.king as usize];
+    let nearest = (1..8).find(|&d| pawns & within[d] != 0).unwrap_or(7);
+    acc.add(blocks::king_pawn_distance.at(nearest), s);
     // Pawns with another own pawn in front of them on their file.
     let behind_own = fill_backward(color, backward(color, pawns));
     let doubled = pawns & behind_own;
@@ -459,7 +528,17 @@ fn pawn_structure<A: Accumulator>(
     let supportable = fill_forward(color, sideways(pawns));
     let stop_attacked = backward(color, them.pawn_attacks);
     let backward_pawns = pawns & !supportable & !isolated & stop_attacked;
+    let opposed = pawns & fill_backward(color, backward(color, them.pawns));
+    let blocked = pawns & backward(color, them.pawns);
+    for (i, rank) in [4, 5].into_iter().enumerate() {
+        let n = (blocked & relative_rank_mask(color, rank)).count_ones() as i32;
+        if n != 0 {
+            acc.add(blocks::pawn_blocked.at(i), s * n);
+        }
+    }
+    let weak_unopposed = (isolated | backward_pawns) & !opposed;
     for (bb, block) in [
+        (weak_unopposed, blocks::pawn_weak_unopposed),
         (doubled, blocks::pawn_doubled),
         (isolated, blocks::pawn_isolated),
         (backward_pawns, blocks::pawn_backward),
@@ -487,6 +566,7 @@ fn pawn_structure<A: Accumulator>(
 
     // Passed: no enemy pawn in front on this or an adjacent file, and the
     // front-most own pawn of its file.
+    let rooks = (board.rooks() & board.by_color(color)).0;
     let enemy_front = them.pawns | sideways(them.pawns);
     let blocked_by_enemy = fill_backward(color, backward(color, enemy_front));
     let mut passed = pawns & !blocked_by_enemy & !behind_own;
@@ -496,9 +576,15 @@ fn pawn_structure<A: Accumulator>(
         let rank = relative_rank(color, sq);
         let bit = 1u64 << sq as u32;
         acc.add(blocks::passed_rank.at(rank), s);
+        if fill_backward(color, backward(color, bit)) & rooks != 0 {
+            acc.add(blocks::passed_rook_behind.one(), s);
+        }
         let path = fill_forward(color, forward(color, bit));
         if path & occupied == 0 {
             acc.add(blocks::passed_free_path.at(rank), s);
+        }
+        if path & them.attacked == 0 {
+            acc.add(blocks::passed_safe_path.at(rank), s);
         }
         let stop_bit = forward(color, bit);
         if stop_bit != 0 {
@@ -557,7 +643,32 @@ fn king_shelter<A: Accumulator>(us: &Side, them: &Side, acc: &mut A) {
         2
     };
     acc.add(blocks::king_file.at(open), s);
+
+    let flank = KING_FLANK[king_file as usize];
+    let camp = relative_rank_mask(color, 0)
+        | relative_rank_mask(color, 1)
+        | relative_rank_mask(color, 2)
+        | relative_rank_mask(color, 3)
+        | relative_rank_mask(color, 4);
+    let n = (them.attacked & flank & camp).count_ones() as i32;
+    if n != 0 {
+        acc.add(blocks::king_flank_attacks.one(), s * n);
+    }
+    if flank & (us.pawns | them.pawns) == 0 {
+        acc.add(blocks::king_pawnless_flank.one(), s);
+    }
 }
+
+/// The files of the king's flank, by the king's file: a–d for a king on
+/// a–c, c–f for d–e, e–h for f–h.
+const KING_FLANK: [u64; 8] = {
+    let queen_side = FILE_A | FILE_A << 1 | FILE_A << 2 | FILE_A << 3;
+    let centre = FILE_A << 2 | FILE_A << 3 | FILE_A << 4 | FILE_A << 5;
+    let king_side = FILE_A << 4 | FILE_A << 5 | FILE_A << 6 | FILE_A << 7;
+    [
+        queen_side, queen_side, queen_side, centre, centre, king_side, king_side, king_side,
+    ]
+};
 
 /// The square of `bb` closest to `color`'s first rank.
 #[inline(always)]
@@ -568,9 +679,27 @@ fn nearest_square(color: Color, bb: u64) -> Square {
     }
 }
 
-fn threats<A: Accumulator>(board: &Board, us: &Side, them: &Side, acc: &mut A) {
-    let s = sign(us.color);
+fn threats<A: Accumulator>(board: &Board, occupied: u64, us: &Side, them: &Side, acc: &mut A) {
+    let color = us.color;
+    let s = sign(color);
     let enemy_non_king = them.pieces & !(1u64 << them.king as u32);
+    // Pawn pushes (single, and double from the second rank) to squares no
+    // enemy pawn attacks and that are defended or not attacked at all; the
+    // pieces they would attack that no pawn attacks yet.
+    let empty = !occupied;
+    let mut pushes = forward(color, us.pawns) & empty;
+    pushes |= forward(color, pushes & relative_rank_mask(color, 2)) & empty;
+    pushes &= !them.pawn_attacks & (us.attacked | !them.attacked);
+    let push_targets =
+        pawn_attack_span(color, pushes) & enemy_non_king & !them.pawns & !us.pawn_attacks;
+    if push_targets != 0 {
+        for ri in 1..5 {
+            let n = (push_targets & board.by_role(Role::ALL[ri]).0).count_ones() as i32;
+            if n != 0 {
+                acc.add(blocks::threat_by_pawn_push.at(ri), s * n);
+            }
+        }
+    }
     let minors = us.attacked_by[1] | us.attacked_by[2];
     let undefended = us.attacked & !them.attacked;
     for (attacks, block, first_role) in [
@@ -592,6 +721,28 @@ fn threats<A: Accumulator>(board: &Board, us: &Side, them: &Side, acc: &mut A) {
                 acc.add(block.at(ri), s * n);
             }
         }
+    }
+}
+
+/// The four centre squares d4, e4, d5, e5.
+const CENTRE: u64 = 0x0000_0018_1800_0000;
+/// The central files, c to f.
+const CENTRE_FILES: u64 = 0x3c3c_3c3c_3c3c_3c3c;
+
+fn space<A: Accumulator>(us: &Side, them: &Side, acc: &mut A) {
+    let color = us.color;
+    let area = CENTRE_FILES
+        & (relative_rank_mask(color, 1)
+            | relative_rank_mask(color, 2)
+            | relative_rank_mask(color, 3));
+    let safe = area & !us.pawns & !them.pawn_attacks;
+    // Up to three squares behind each own pawn.
+    let mut behind = backward(color, us.pawns);
+    behind |= backward(color, behind);
+    behind |= backward(color, behind);
+    let n = safe.count_ones() + (behind & safe & !them.attacked).count_ones();
+    if n != 0 {
+        acc.add(blocks::space.one(), sign(color) * n as i32);
     }
 }
 
