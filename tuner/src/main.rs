@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Instant, SystemTime};
 
-use anyhow::{Context, Result, bail, ensure};
+use anyhow::{Context, Result, anyhow, bail, ensure};
 use clap::{Args, Parser, Subcommand};
 use engine::eval::{BLOCKS, Group, Params, codegen};
 use engine::formats::atomic_file::{check_outputs, write_file};
@@ -205,6 +205,13 @@ struct TrainArgs {
     #[arg(long, value_name = "GROUPS", value_delimiter = ',', value_parser = group_parser())]
     tune: Vec<Group>,
 
+    /// Tune only these parameter blocks (comma-separated names as in the
+    /// params file, e.g. `passed_supported,rook_trapped`), within the groups
+    /// of --tune/--freeze: how a new term is tuned on its own before
+    /// everything is.
+    #[arg(long, value_name = "BLOCKS", value_delimiter = ',', value_parser = block_name)]
+    blocks: Vec<String>,
+
     /// Keep these groups fixed (comma-separated; the groups of --tune).
     #[arg(long, value_name = "GROUPS", value_delimiter = ',', value_parser = group_parser(), hide_possible_values = true)]
     freeze: Vec<Group>,
@@ -280,6 +287,16 @@ fn group_parser() -> impl clap::builder::TypedValueParser<Value = Group> {
             .map(|g| PossibleValue::new(g.name()).help(g.doc())),
     )
     .map(|name| Group::from_name(&name).expect("a declared group"))
+}
+
+/// The name of a declared parameter block.
+fn block_name(text: &str) -> Result<String, String> {
+    match engine::eval::schema::block_by_name(text.trim()) {
+        Some(b) => Ok(b.name.to_string()),
+        None => Err(format!(
+            "{text:?} is not a parameter block (`engine params` lists them)"
+        )),
+    }
 }
 
 /// A finite number (NaN and infinities are refused).
@@ -745,7 +762,9 @@ fn train_on(
     start_params: Params,
     started: Instant,
 ) -> Result<()> {
-    let space = ParamSpace::new(&cli.tune, &cli.freeze);
+    let space = ParamSpace::new(&cli.tune, &cli.freeze)
+        .only_blocks(&cli.blocks)
+        .map_err(|e| anyhow!("--blocks: {e}"))?;
     let initial = ParamSpace::weights(&start_params);
     let settings = TrainerSettings {
         objective: cli.objective,
@@ -793,6 +812,11 @@ fn train_on(
             .map(|g| g.name())
             .collect::<Vec<_>>()
             .join(", ")
+            + &if space.only_blocks_names().is_empty() {
+                String::new()
+            } else {
+                format!("; blocks {}", space.only_blocks_names().join(", "))
+            }
     );
     let mut trainer = match &cli.resume {
         Some(path) => {

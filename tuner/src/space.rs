@@ -2,8 +2,8 @@
 //! (the layout of `engine::eval::schema`) as continuous `f64` weights, with
 //! each one's declared bounds and whether this run may change it.
 //!
-//! Which parameters are tunable is decided by group (`--tune`, `--freeze`);
-//! slots that are structurally zero (the king's material value) never are.
+//! Which parameters are tunable is decided by group (`--tune`, `--freeze`),
+//! narrowed to named blocks by `--blocks` (a new term tuned on its own); slots that are structurally zero (the king's material value) never are.
 //! Weights are rounded to the engine's integers only when written out, and
 //! the optimiser keeps them within the bounds, so every rounded set is an
 //! in-bounds parameter set of the engine.
@@ -19,6 +19,8 @@ pub struct ParamSpace {
     max: Vec<f64>,
     tunable: Vec<bool>,
     tuned_groups: Vec<Group>,
+    /// The blocks `--blocks` narrowed the space to (empty: not narrowed).
+    only_blocks: Vec<&'static str>,
 }
 
 impl ParamSpace {
@@ -35,6 +37,7 @@ impl ParamSpace {
                 .copied()
                 .filter(|g| (tune.is_empty() || tune.contains(g)) && !freeze.contains(g))
                 .collect(),
+            only_blocks: Vec::new(),
         };
         for b in BLOCKS {
             let on = space.tuned_groups.contains(&b.group);
@@ -51,6 +54,39 @@ impl ParamSpace {
         space.tunable[2 * king_material] = false;
         space.tunable[2 * king_material + 1] = false;
         space
+    }
+
+    /// This space narrowed to the blocks named in `names` (within its
+    /// groups); `Err` names the first that is not a block.
+    pub fn only_blocks(mut self, names: &[String]) -> Result<Self, String> {
+        if names.is_empty() {
+            return Ok(self);
+        }
+        let mut keep = vec![false; self.len()];
+        for name in names {
+            let Some(b) = BLOCKS.iter().find(|b| b.name == name.as_str()) else {
+                return Err(format!("{name:?} is not a parameter block"));
+            };
+            for e in b.block.start..b.block.start + b.block.len {
+                keep[2 * e] = true;
+                keep[2 * e + 1] = true;
+            }
+            if !self.only_blocks.contains(&b.name) {
+                self.only_blocks.push(b.name);
+            }
+        }
+        for (t, k) in self.tunable.iter_mut().zip(keep) {
+            *t &= k;
+        }
+        self.only_blocks
+            .sort_by_key(|n| BLOCKS.iter().position(|b| b.name == *n));
+        Ok(self)
+    }
+
+    /// The blocks `--blocks` narrowed this space to, in declaration order
+    /// (empty when not narrowed).
+    pub fn only_blocks_names(&self) -> &[&'static str] {
+        &self.only_blocks
     }
 
     /// Number of scalar parameters.
@@ -103,6 +139,31 @@ impl ParamSpace {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn blocks_narrow_the_groups() {
+        let space = ParamSpace::new(&[], &[Group::Pieces])
+            .only_blocks(&[
+                "rook_seventh_rank".to_string(),
+                "pawn_supported".to_string(),
+            ])
+            .unwrap();
+        let pawns = blocks::pawn_supported;
+        let tunable: Vec<usize> = (0..space.len()).filter(|&i| space.tunable()[i]).collect();
+        let expected: Vec<usize> = (2 * pawns.start..2 * (pawns.start + pawns.len)).collect();
+        // rook_seventh_rank is in the frozen group: only pawn_supported moves.
+        assert_eq!(tunable, expected);
+        assert_eq!(
+            space.only_blocks_names(),
+            ["pawn_supported", "rook_seventh_rank"]
+        );
+        let err = ParamSpace::new(&[], &[])
+            .only_blocks(&["no_such_block".to_string()])
+            .unwrap_err();
+        assert!(err.contains("no_such_block"), "{err}");
+        let unchanged = ParamSpace::new(&[], &[]).only_blocks(&[]).unwrap();
+        assert_eq!(unchanged, ParamSpace::new(&[], &[]));
+    }
 
     #[test]
     fn groups_select_what_is_tunable() {

@@ -353,6 +353,9 @@ impl Trainer {
         r.set("--l2", format!("{:?}", settings.l2));
         let groups: Vec<&str> = space.tuned_groups().iter().map(|g| g.name()).collect();
         r.set("--tune/--freeze", groups.join(","));
+        if !space.only_blocks_names().is_empty() {
+            r.set("--blocks", space.only_blocks_names().join(","));
+        }
         r.set("--seed", settings.seed);
         r.set("-R/--recompute-pv", settings.recompute_every);
         r.set(
