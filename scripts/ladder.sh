@@ -44,6 +44,32 @@ rungs=("$@")
 [ ${#rungs[@]} -gt 0 ] || rungs=(sf2400 sf2600 toga2 glaurung ethereal)
 command -v jq >/dev/null || { echo "ladder.sh needs jq" >&2; exit 1; }
 
+opponent() {
+    case $1 in
+        sf2400 | sf2600)
+            echo --engine-b /usr/games/stockfish --name-b "stockfish-elo${1#sf}" \
+                --option-b UCI_LimitStrength=true --option-b "UCI_Elo=${1#sf}" \
+                --option-b Threads=1 --option-b Hash=16 ;;
+        toga2) echo --engine-b /usr/games/toga2 --name-b toga2 ;;
+        glaurung) echo --engine-b /usr/games/glaurung --name-b glaurung ;;
+        ethereal) echo --engine-b /usr/games/ethereal-chess --name-b ethereal ;;
+        *) echo "unknown rung $1 (sf2400 sf2600 toga2 glaurung ethereal)" >&2; return 1 ;;
+    esac
+}
+
+# Every opponent is a Debian package: name the missing ones before building.
+missing=()
+for rung in "${rungs[@]}"; do
+    read -r -a them <<<"$(opponent "$rung")"
+    [ ${#them[@]} -gt 0 ] || exit 2
+    [ -x "${them[1]}" ] || missing+=("$rung: ${them[1]}")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    printf 'ladder.sh: opponent not installed: %s\n' "${missing[@]}" >&2
+    echo "install them with: apt-get install stockfish toga2 glaurung ethereal-chess" >&2
+    exit 1
+fi
+
 target=${CARGO_TARGET_DIR:-target}
 cargo build --release -q -p engine
 engine=$target/release/engine
@@ -63,18 +89,6 @@ fi
 dir=${dir:-runs/ladder-$label}
 mkdir -p "$dir"
 
-opponent() {
-    case $1 in
-        sf2400 | sf2600)
-            echo --engine-b /usr/games/stockfish --name-b "stockfish-elo${1#sf}" \
-                --option-b UCI_LimitStrength=true --option-b "UCI_Elo=${1#sf}" \
-                --option-b Threads=1 --option-b Hash=16 ;;
-        toga2) echo --engine-b /usr/games/toga2 --name-b toga2 ;;
-        glaurung) echo --engine-b /usr/games/glaurung --name-b glaurung ;;
-        ethereal) echo --engine-b /usr/games/ethereal-chess --name-b ethereal ;;
-        *) echo "unknown rung $1 (sf2400 sf2600 toga2 glaurung ethereal)" >&2; return 1 ;;
-    esac
-}
 
 for rung in "${rungs[@]}"; do
     read -r -a them <<<"$(opponent "$rung")"
