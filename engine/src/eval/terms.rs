@@ -156,12 +156,6 @@ fn file_mask(sq: Square) -> u64 {
     FILE_A << (sq.file() as u32)
 }
 
-#[inline(always)]
-fn adjacent_files(sq: Square) -> u64 {
-    let f = file_mask(sq);
-    ((f & NOT_FILE_H) << 1) | ((f & NOT_FILE_A) >> 1)
-}
-
 /// Per-side facts computed once and shared by the terms.
 struct Side {
     color: Color,
@@ -269,13 +263,10 @@ fn pieces<A: Accumulator>(
         occupied,
         mobility_area,
         enemy_king_zone: them.king_zone,
-        enemy_pawns: them.pawns,
         all_pawns,
         danger: DangerCounts::NONE,
         attackers: 0,
-        outposts: (relative_rank_mask(color, 3)
-            | relative_rank_mask(color, 4)
-            | relative_rank_mask(color, 5))
+        outposts: relative_ranks_mask(color, 3, 5)
             & us.pawn_attacks
             & !fill_forward(!color, pawn_attack_span(!color, them.pawns)),
         enemy_queens: (board.queens() & board.by_color(!color)).0,
@@ -302,7 +293,6 @@ struct PieceContext {
     occupied: u64,
     mobility_area: u64,
     enemy_king_zone: u64,
-    enemy_pawns: u64,
     all_pawns: u64,
     danger: DangerCounts,
     attackers: i32,
@@ -348,11 +338,7 @@ fn piece_type_terms<A: Accumulator>(
         let bit = 1u64 << sq as u32;
         match role {
             Role::Knight | Role::Bishop => {
-                let rank = relative_rank(ctx.color, sq);
-                if (3..=5).contains(&rank)
-                    && us.pawn_attacks & bit != 0
-                    && adjacent_files(sq) & ranks_ahead(ctx.color, sq) & ctx.enemy_pawns == 0
-                {
+                if ctx.outposts & bit != 0 {
                     let block = if role == Role::Knight {
                         blocks::knight_outpost
                     } else {
@@ -370,12 +356,10 @@ fn piece_type_terms<A: Accumulator>(
                 if role == Role::Knight && attacks & ctx.outposts & !us.pieces != 0 {
                     acc.add(blocks::knight_reachable_outpost.one(), s);
                 }
-                if role == Role::Bishop
-                    && (bishop_attacks(sq, Bitboard(ctx.all_pawns)).0 & CENTRE).count_ones() > 1
-                {
-                    acc.add(blocks::bishop_long_diagonal.one(), s);
-                }
                 if role == Role::Bishop {
+                    if (bishop_attacks(sq, Bitboard(ctx.all_pawns)).0 & CENTRE).count_ones() > 1 {
+                        acc.add(blocks::bishop_long_diagonal.one(), s);
+                    }
                     let colour = if Bitboard::LIGHT_SQUARES.0 & bit != 0 {
                         Bitboard::LIGHT_SQUARES.0
                     } else {
@@ -497,6 +481,16 @@ fn relative_rank_mask(color: Color, rank: usize) -> u64 {
         Color::Black => 7 - rank,
     };
     0xffu64 << (8 * r)
+}
+
+/// Relative ranks `low` to `high` (0-based, inclusive) from `color`'s side.
+#[inline(always)]
+fn relative_ranks_mask(color: Color, low: usize, high: usize) -> u64 {
+    let ranks = (!0u64 >> (8 * (7 - (high - low)))) << (8 * low);
+    match color {
+        Color::White => ranks,
+        Color::Black => ranks.swap_bytes(),
+    }
 }
 
 /// Pawn structure, computed set-wise; only passed pawns are visited one by
@@ -645,11 +639,7 @@ fn king_shelter<A: Accumulator>(us: &Side, them: &Side, acc: &mut A) {
     acc.add(blocks::king_file.at(open), s);
 
     let flank = KING_FLANK[king_file as usize];
-    let camp = relative_rank_mask(color, 0)
-        | relative_rank_mask(color, 1)
-        | relative_rank_mask(color, 2)
-        | relative_rank_mask(color, 3)
-        | relative_rank_mask(color, 4);
+    let camp = relative_ranks_mask(color, 0, 4);
     let n = (them.attacked & flank & camp).count_ones() as i32;
     if n != 0 {
         acc.add(blocks::king_flank_attacks.one(), s * n);
@@ -731,10 +721,7 @@ const CENTRE_FILES: u64 = 0x3c3c_3c3c_3c3c_3c3c;
 
 fn space<A: Accumulator>(us: &Side, them: &Side, acc: &mut A) {
     let color = us.color;
-    let area = CENTRE_FILES
-        & (relative_rank_mask(color, 1)
-            | relative_rank_mask(color, 2)
-            | relative_rank_mask(color, 3));
+    let area = CENTRE_FILES & relative_ranks_mask(color, 1, 3);
     let safe = area & !us.pawns & !them.pawn_attacks;
     // Up to three squares behind each own pawn.
     let mut behind = backward(color, us.pawns);
