@@ -206,7 +206,7 @@ struct TrainArgs {
     tune: Vec<Group>,
 
     /// Tune only these parameter blocks (comma-separated names as in the
-    /// params file, e.g. `passed_supported,rook_trapped`), within the groups
+    /// params file, e.g. `pawn_supported,rook_seventh_rank`), within the groups
     /// of --tune/--freeze: how a new term is tuned on its own before
     /// everything is.
     #[arg(long, value_name = "BLOCKS", value_delimiter = ',', value_parser = block_name)]
@@ -802,21 +802,16 @@ fn train_on(
         }
         return Ok(());
     }
+    let groups: Vec<&str> = space.tuned_groups().iter().map(|g| g.name()).collect();
+    let blocks = match space.only_blocks_names() {
+        [] => String::new(),
+        names => format!("; blocks {}", names.join(", ")),
+    };
     eprintln!(
-        "tuning {} of {} weights ({})",
+        "tuning {} of {} weights ({}{blocks})",
         space.tunable_count(),
         space.len(),
-        space
-            .tuned_groups()
-            .iter()
-            .map(|g| g.name())
-            .collect::<Vec<_>>()
-            .join(", ")
-            + &if space.only_blocks_names().is_empty() {
-                String::new()
-            } else {
-                format!("; blocks {}", space.only_blocks_names().join(", "))
-            }
+        groups.join(", ")
     );
     let mut trainer = match &cli.resume {
         Some(path) => {

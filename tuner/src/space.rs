@@ -3,12 +3,13 @@
 //! each one's declared bounds and whether this run may change it.
 //!
 //! Which parameters are tunable is decided by group (`--tune`, `--freeze`),
-//! narrowed to named blocks by `--blocks` (a new term tuned on its own); slots that are structurally zero (the king's material value) never are.
+//! narrowed to named blocks by `--blocks` (a new term tuned on its own);
+//! slots that are structurally zero (the king's material value) never are.
 //! Weights are rounded to the engine's integers only when written out, and
 //! the optimiser keeps them within the bounds, so every rounded set is an
 //! in-bounds parameter set of the engine.
 
-use engine::eval::schema::blocks;
+use engine::eval::schema::{block_by_name, blocks};
 use engine::eval::{BLOCKS, Group, Params};
 
 /// Bounds and the tunable mask of every scalar parameter, in the engine's
@@ -62,24 +63,17 @@ impl ParamSpace {
         if names.is_empty() {
             return Ok(self);
         }
-        let mut keep = vec![false; self.len()];
-        for name in names {
-            let Some(b) = BLOCKS.iter().find(|b| b.name == name.as_str()) else {
-                return Err(format!("{name:?} is not a parameter block"));
-            };
-            for e in b.block.start..b.block.start + b.block.len {
-                keep[2 * e] = true;
-                keep[2 * e + 1] = true;
-            }
-            if !self.only_blocks.contains(&b.name) {
+        if let Some(name) = names.iter().find(|n| block_by_name(n).is_none()) {
+            return Err(format!("{name:?} is not a parameter block"));
+        }
+        for b in BLOCKS {
+            if names.iter().any(|n| n == b.name) {
                 self.only_blocks.push(b.name);
+            } else {
+                let scalars = 2 * b.block.start..2 * (b.block.start + b.block.len);
+                self.tunable[scalars].fill(false);
             }
         }
-        for (t, k) in self.tunable.iter_mut().zip(keep) {
-            *t &= k;
-        }
-        self.only_blocks
-            .sort_by_key(|n| BLOCKS.iter().position(|b| b.name == *n));
         Ok(self)
     }
 
