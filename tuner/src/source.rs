@@ -70,8 +70,9 @@ pub enum Holdout {
 
 impl TraceData {
     /// Splits the loaded positions `all` into training and validation sets,
-    /// in place and in input order: the validation set is the `fraction` of
-    /// the positions that [`validation_mask`] chooses with `seed`, or the
+    /// in place and in input order: the validation set is about the
+    /// `fraction` of the positions that [`validation_mask`] chooses with
+    /// `seed` (runs of consecutive positions), or the
     /// separate set of `holdout`. With `retrace` the positions are kept
     /// (`samples` holds those of `all`, in order) for re-tracing with that
     /// resolution.
@@ -178,26 +179,58 @@ impl Mask {
             .is_some_and(|w| w >> (i % 64) & 1 != 0)
     }
 
+    /// Number of positions in the set below `i`.
+    #[cfg(test)]
+    fn count_below(&self, i: usize) -> usize {
+        (0..i).filter(|&j| self.get(j)).count()
+    }
+
     /// Number of positions in the set.
     pub fn count(&self) -> usize {
         self.words.iter().map(|w| w.count_ones() as usize).sum()
     }
 }
 
-/// Exactly `count` of the positions `0..n`, chosen uniformly with `seed`
-/// by selection sampling (Knuth's algorithm S: position `i` is taken with
+/// The length of the runs of consecutive positions that the validation
+/// split keeps together: about a thousandth of the data, at most 256
+/// positions, at least 1 (position by position, for small sets).
+///
+/// Every labeler writes a game's positions one after another; held out one
+/// by one, nearly every validation position would have neighbours of the
+/// same game in the training set, and the validation loss would keep
+/// falling while the weights learn those games rather than chess (it
+/// would not detect overfitting). Runs of 256 hold out whole games but at
+/// their ends, and a thousand runs or more keep the split representative.
+pub fn validation_run(n: usize) -> usize {
+    (n / 1000).clamp(1, 256)
+}
+
+/// About `count` of the positions `0..n`: whole runs of
+/// [`validation_run`] consecutive positions, `count / run` of them (rounded;
+/// at least one when `count` is not 0), chosen uniformly with `seed` by
+/// selection sampling (Knuth's algorithm S: run `r` is taken with
 /// probability needed / remaining), so that a stream can apply the split
-/// in one pass without holding the positions.
+/// in one pass without holding the positions. With runs of 1 it is exactly
+/// `count` positions.
 pub fn validation_mask(n: usize, count: usize, seed: u64) -> Mask {
+    let run = validation_run(n);
+    let runs = n.div_ceil(run);
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     let mut words = vec![0u64; n.div_ceil(64)];
-    let mut needed = count.min(n);
-    for (i, remaining) in (0..n).zip((1..=n).rev()) {
+    let count = count.min(n);
+    let mut needed = if count == 0 {
+        0
+    } else {
+        ((count + run / 2) / run).clamp(1, runs)
+    };
+    for (r, remaining) in (0..runs).zip((1..=runs).rev()) {
         if needed == 0 {
             break;
         }
         if rng.random_range(0..remaining) < needed {
-            words[i / 64] |= 1 << (i % 64);
+            for i in r * run..((r + 1) * run).min(n) {
+                words[i / 64] |= 1 << (i % 64);
+            }
             needed -= 1;
         }
     }
@@ -268,5 +301,52 @@ impl TrainingData for TraceData {
         self.train = dataset::trace_samples(&s.train, s.resolve, &params);
         self.validation = dataset::trace_samples(&s.validation, s.resolve, &params);
         true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_sets_are_split_position_by_position_exactly() {
+        for (n, count) in [(0, 0), (10, 3), (1999, 200), (1000, 1000)] {
+            let mask = validation_mask(n, count, 7);
+            assert_eq!(validation_run(n), 1);
+            assert_eq!(mask.count(), count, "n {n}");
+        }
+    }
+
+    /// Large sets lose whole runs: no run is split, the count is the
+    /// requested one within half a run, the choice depends on the seed and
+    /// is spread over the whole set.
+    #[test]
+    fn large_sets_hold_out_whole_runs() {
+        let n = 123_457;
+        let run = validation_run(n);
+        assert_eq!(run, 123);
+        let count = validation_count(n, 0.1);
+        let mask = validation_mask(n, count, 3);
+        assert!(
+            mask.count().abs_diff(count) <= run / 2 + 1,
+            "{} vs {count}",
+            mask.count()
+        );
+        for r in 0..n.div_ceil(run) {
+            let members = (r * run..((r + 1) * run).min(n))
+                .filter(|&i| mask.get(i))
+                .count();
+            assert!(
+                members == 0 || members == run.min(n - r * run),
+                "run {r} split"
+            );
+        }
+        let halves = [
+            mask.count_below(n / 2),
+            mask.count() - mask.count_below(n / 2),
+        ];
+        assert!(halves.iter().all(|&h| h > count / 3), "{halves:?}");
+        assert_eq!(mask, validation_mask(n, count, 3));
+        assert_ne!(mask, validation_mask(n, count, 4));
     }
 }

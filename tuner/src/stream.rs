@@ -58,8 +58,8 @@ impl StreamData {
     ) -> Result<StreamData, CacheError> {
         let mut reader = CacheReader::open(path)?;
         let n = reader.positions() as usize;
-        let count = validation_count(n, fraction);
-        let mask = validation_mask(n, count, seed);
+        let mask = validation_mask(n, validation_count(n, fraction), seed);
+        let count = mask.count();
         let train_len = n - count;
         // An evenly spread sample of the training positions.
         let stride = train_len.div_ceil(SAMPLE_POSITIONS).max(1);
