@@ -170,6 +170,12 @@ declare_search_params! {
     tm_instability_percent = 40, 0..=150, step 5;
     /// Soft time limit scale when the best move is stable (%).
     tm_stable_percent = 60, 20..=100, step 5;
+    /// Soft time limit scale when the best move took every node (%) …
+    tm_node_base_percent = 40, 0..=150, step 5;
+    /// … plus this share of the nodes the other root moves took (%) …
+    tm_node_slope_percent = 200, 0..=400, step 10;
+    /// … at least this (%).
+    tm_node_min_percent = 50, 10..=100, step 5;
     /// Moves assumed left in a sudden-death game.
     tm_default_moves_to_go = 30, 10..=60, step 2;
     /// Cap on movestogo.

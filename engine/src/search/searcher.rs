@@ -202,6 +202,9 @@ struct Worker {
     root_pv: Vec<Move>,
     /// The only moves searched at the root (all when empty).
     root_moves: Vec<Move>,
+    /// Nodes spent under each root move since the search started: the
+    /// time manager stops early when the best move takes nearly all.
+    root_move_nodes: Vec<(Move, u64)>,
 }
 
 /// The late-move reduction of each (depth, move number) under `sp`. The
@@ -291,6 +294,7 @@ impl Worker {
             root_score: -INFINITY,
             root_pv: Vec::new(),
             root_moves: Vec::new(),
+            root_move_nodes: Vec::new(),
         }
     }
 
@@ -686,6 +690,7 @@ impl Worker {
                     return singular_beta;
                 }
             }
+            let nodes_before = self.nodes;
             let child = self.make(pos, m);
             let new_depth = depth - 1 + extension;
             self.stack[ply].current_move = Some(m);
@@ -747,6 +752,9 @@ impl Worker {
                 }
             }
             self.unmake();
+            if ply == 0 {
+                self.add_root_move_nodes(m, self.nodes - nodes_before);
+            }
             if self.stopped {
                 return 0;
             }
@@ -945,6 +953,7 @@ impl Worker {
         self.root_pv.clear();
         self.root_moves.clear();
         self.root_moves.extend_from_slice(root_moves);
+        self.root_move_nodes.clear();
         self.tables.clear_killers();
         for f in &mut self.stack {
             *f = Frame {
@@ -1056,7 +1065,10 @@ impl Worker {
                 }
                 let stable_scale = f64::from(self.sp.tm_stable_percent) / 100.0;
                 stability_scale = (stability_scale * 0.5 + stable_scale * 0.5).max(stable_scale);
-                if self.deadline.soft_expired(stability_scale) {
+                if self
+                    .deadline
+                    .soft_expired(stability_scale * self.node_share_scale(result.best_move))
+                {
                     break;
                 }
                 if mate_in_moves(score).is_some_and(|m| m.abs() * 2 < depth)
@@ -1073,6 +1085,31 @@ impl Worker {
         }
         result.seldepth = self.seldepth as u32;
         result
+    }
+
+    /// Adds `nodes` to the count of root move `m`.
+    fn add_root_move_nodes(&mut self, m: Move, nodes: u64) {
+        match self.root_move_nodes.iter_mut().find(|(r, _)| *r == m) {
+            Some((_, n)) => *n += nodes,
+            None => self.root_move_nodes.push((m, nodes)),
+        }
+    }
+
+    /// The soft limit's scale from the share of the search's nodes spent
+    /// under the best move: below 1 when it took nearly all of them (the
+    /// alternatives were refuted quickly), above 1 when the others needed
+    /// real work.
+    fn node_share_scale(&self, best: Option<Move>) -> f64 {
+        let best_nodes = self
+            .root_move_nodes
+            .iter()
+            .find(|(r, _)| Some(*r) == best)
+            .map_or(0, |(_, n)| *n);
+        let share = best_nodes as f64 / self.nodes.max(1) as f64;
+        let base = f64::from(self.sp.tm_node_base_percent) / 100.0;
+        let slope = f64::from(self.sp.tm_node_slope_percent) / 100.0;
+        let min = f64::from(self.sp.tm_node_min_percent) / 100.0;
+        (base + slope * (1.0 - share)).max(min)
     }
 
     fn report(
