@@ -72,8 +72,8 @@ impl TraceData {
     /// Splits the loaded positions `all` into training and validation sets,
     /// in place and in input order: the validation set is about the
     /// `fraction` of the positions that [`validation_mask`] chooses with
-    /// `seed` (runs of consecutive positions), or the
-    /// separate set of `holdout`. With `retrace` the positions are kept
+    /// `seed` (runs of consecutive positions), or the separate set of
+    /// `holdout`. With `retrace` the positions are kept
     /// (`samples` holds those of `all`, in order) for re-tracing with that
     /// resolution.
     pub fn split(
@@ -177,12 +177,6 @@ impl Mask {
         self.words
             .get(i / 64)
             .is_some_and(|w| w >> (i % 64) & 1 != 0)
-    }
-
-    /// Number of positions in the set below `i`.
-    #[cfg(test)]
-    fn count_below(&self, i: usize) -> usize {
-        (0..i).filter(|&j| self.get(j)).count()
     }
 
     /// Number of positions in the set.
@@ -341,10 +335,8 @@ mod tests {
                 "run {r} split"
             );
         }
-        let halves = [
-            mask.count_below(n / 2),
-            mask.count() - mask.count_below(n / 2),
-        ];
+        let first_half = (0..n / 2).filter(|&i| mask.get(i)).count();
+        let halves = [first_half, mask.count() - first_half];
         assert!(halves.iter().all(|&h| h > count / 3), "{halves:?}");
         assert_eq!(mask, validation_mask(n, count, 3));
         assert_ne!(mask, validation_mask(n, count, 4));
