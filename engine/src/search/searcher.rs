@@ -226,9 +226,14 @@ fn lmr_table(sp: &SearchParams) -> Vec<[i32; 64]> {
     compute_lmr_table(sp)
 }
 
+/// A search parameter given in percent, as a fraction.
+fn fraction(percent: i32) -> f64 {
+    f64::from(percent) / 100.0
+}
+
 fn compute_lmr_table(sp: &SearchParams) -> Vec<[i32; 64]> {
-    let base = f64::from(sp.lmr_base_percent) / 100.0;
-    let divisor = f64::from(sp.lmr_divisor_percent) / 100.0;
+    let base = fraction(sp.lmr_base_percent);
+    let divisor = fraction(sp.lmr_divisor_percent);
     (0..=MAX_PLY)
         .map(|d| {
             let mut row = [0; 64];
@@ -1049,7 +1054,7 @@ impl Worker {
                 result.pv = self.root_pv.clone();
                 result.score = self.root_score;
                 if changed && depth > 1 {
-                    stability_scale += f64::from(self.sp.tm_instability_percent) / 100.0;
+                    stability_scale += fraction(self.sp.tm_instability_percent);
                 }
             }
             if self.stopped {
@@ -1063,7 +1068,7 @@ impl Worker {
                 if legal_moves == 1 && self.deadline.budget.is_some() {
                     break;
                 }
-                let stable_scale = f64::from(self.sp.tm_stable_percent) / 100.0;
+                let stable_scale = fraction(self.sp.tm_stable_percent);
                 stability_scale = (stability_scale * 0.5 + stable_scale * 0.5).max(stable_scale);
                 if self
                     .deadline
@@ -1106,9 +1111,9 @@ impl Worker {
             .find(|(r, _)| Some(*r) == best)
             .map_or(0, |(_, n)| *n);
         let share = best_nodes as f64 / self.nodes.max(1) as f64;
-        let base = f64::from(self.sp.tm_node_base_percent) / 100.0;
-        let slope = f64::from(self.sp.tm_node_slope_percent) / 100.0;
-        let min = f64::from(self.sp.tm_node_min_percent) / 100.0;
+        let base = fraction(self.sp.tm_node_base_percent);
+        let slope = fraction(self.sp.tm_node_slope_percent);
+        let min = fraction(self.sp.tm_node_min_percent);
         (base + slope * (1.0 - share)).max(min)
     }
 
