@@ -710,8 +710,7 @@ impl Worker {
                 let mut reduction = 0;
                 if depth >= self.sp.lmr_min_depth
                     && moves_searched >= self.sp.lmr_min_moves as usize + usize::from(pv_node)
-                    && (quiet || class == MoveClass::BadCapture)
-                    && !(gives_check && class == MoveClass::BadCapture)
+                    && quiet
                 {
                     reduction =
                         self.lmr[depth.min(MAX_PLY as i32) as usize][moves_searched.min(63)];
