@@ -707,6 +707,9 @@ impl Worker {
             if moves_searched == 0 {
                 score = -self.negamax(shared, &child, new_depth, -beta, -alpha, ply + 1, false);
             } else {
+                // Only quiet moves are reduced: a losing capture may be a
+                // sacrifice, and a reduced search that fails low is never
+                // repeated at full depth.
                 let mut reduction = 0;
                 if depth >= self.sp.lmr_min_depth
                     && moves_searched >= self.sp.lmr_min_moves as usize + usize::from(pv_node)
@@ -719,16 +722,14 @@ impl Worker {
                     reduction += i32::from(cut_node);
                     reduction -= i32::from(gives_check);
                     reduction -= i32::from(Some(m) == killer_1 || Some(m) == killer_2);
-                    if quiet {
-                        // The picker's score is the history for plain quiet
-                        // moves; killers and the countermove rank by slot.
-                        let history = if class == MoveClass::Quiet {
-                            order_score
-                        } else {
-                            self.tables.quiet_score(m, &quiet_context)
-                        };
-                        reduction -= history / self.sp.lmr_history_divisor;
-                    }
+                    // The picker's score is the history for plain quiet
+                    // moves; killers and the countermove rank by slot.
+                    let history = if class == MoveClass::Quiet {
+                        order_score
+                    } else {
+                        self.tables.quiet_score(m, &quiet_context)
+                    };
+                    reduction -= history / self.sp.lmr_history_divisor;
                     reduction = reduction.clamp(0, (new_depth - 1).max(0));
                 }
                 score = -self.negamax(
