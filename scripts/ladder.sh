@@ -16,9 +16,10 @@
 #       in the same conditions as after it
 #   RUNG  any of sf2400 sf2600 toga2 glaurung ethereal (default: all five)
 #
-# A rung whose summary says "complete" is not played again: rerun the same
-# command after an interruption to finish the ladder. Reports the machine's
-# load beside the table (timed games are only comparable on a quiet machine).
+# A rung whose summary says "complete" is not played again, and a rung that
+# was stopped resumes from its match journal: rerun the same command after an
+# interruption to finish the ladder. Reports the machine's load beside the
+# table (timed games are only comparable on a quiet machine).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,7 +37,7 @@ while getopts "g:t:c:d:p:r:" opt; do
         d) dir=$OPTARG ;;
         p) params=$OPTARG ;;
         r) rev=$OPTARG ;;
-        *) sed -n '2,21p' "$0"; exit 2 ;;
+        *) sed -n '2,22p' "$0"; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
@@ -75,19 +76,27 @@ cargo build --release -q -p engine
 engine=$target/release/engine
 player=(--name-a engine)
 label=${rev:-head}
-if [ -n "$rev" ]; then
-    # The other revision's engine, as an external UCI player.
-    build=$(mktemp -d /tmp/ladder-build.XXXXXX)
-    trap 'git worktree remove --force "$build/src" >/dev/null 2>&1 || true; rm -rf "$build"' EXIT
-    git worktree add --detach -q "$build/src" "$rev"
-    (cd "$build/src" && CARGO_TARGET_DIR="$build/target" cargo build --release -q -p engine)
-    player=(--engine-a "$build/target/release/engine" --name-a "engine-$rev")
-elif [ -n "$params" ]; then
+if [ -n "$params" ]; then
     player=(--params-a "$params" --name-a "engine-$(basename "$params" .params)")
     label=$(basename "$params" .params)
 fi
 dir=${dir:-runs/ladder-$label}
 mkdir -p "$dir"
+if [ -n "$rev" ]; then
+    # The other revision's engine, as an external UCI player, kept in the
+    # output folder so that a rerun resumes its rungs with the same program.
+    short=$(git rev-parse --short "$rev^{commit}")
+    program=$(cd "$dir" && pwd)/bin/engine-$short
+    if [ ! -x "$program" ]; then
+        build=$(mktemp -d /tmp/ladder-build.XXXXXX)
+        trap 'git worktree remove --force "$build/src" >/dev/null 2>&1 || true; rm -rf "$build"' EXIT
+        git worktree add --detach -q "$build/src" "$rev"
+        (cd "$build/src" && CARGO_TARGET_DIR="$build/target" cargo build --release -q -p engine)
+        mkdir -p "$dir/bin"
+        cp "$build/target/release/engine" "$program"
+    fi
+    player=(--engine-a "$program" --name-a "engine-$rev")
+fi
 
 
 for rung in "${rungs[@]}"; do

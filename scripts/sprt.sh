@@ -18,6 +18,9 @@
 #   -d  output folder (default runs/sprt-NEW-BASE): the PGN, the --summary
 #       JSON, the match log and the two engines' bench signatures
 #
+# A stopped SPRT (Ctrl-C, a kill) resumes from its match journal when the
+# same command is run again.
+#
 # Openings: data/openings/eco-openings.epd (3,017 named ECO positions) in a
 # seeded random order, each played with both colours; resign and draw
 # adjudication as in fishtest-style testing.
@@ -40,11 +43,11 @@ while getopts "n:t:b:g:c:s:d:" opt; do
         c) concurrency=$OPTARG ;;
         s) seed=$OPTARG ;;
         d) dir=$OPTARG ;;
-        *) sed -n '2,24p' "$0"; exit 2 ;;
+        *) sed -n '2,27p' "$0"; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
-[ $# -ge 1 ] && [ $# -le 2 ] || { sed -n '2,24p' "$0"; exit 2; }
+[ $# -ge 1 ] && [ $# -le 2 ] || { sed -n '2,27p' "$0"; exit 2; }
 new=$(git rev-parse --short "$1^{commit}")
 base=$(git rev-parse --short "${2:-$1^}^{commit}")
 dir=${dir:-runs/sprt-$new-$base}

@@ -25,9 +25,10 @@ use engine::formats::{epd_suite, perft_suite};
 use engine::formats::{params_file, search_params_file};
 use engine::play::elo::{Estimate, Record};
 use engine::play::game::{DrawRule, ResignRule, SearchBudget};
+use engine::play::match_journal::{MatchIdentity, MatchJournal, file_fingerprint, journal_path};
 use engine::play::match_runner::{
-    Contestant, DEFAULT_REPEAT, GameEnd, MatchSettings, MoveLimit, PlayerKind, Side, TimeControl,
-    run_match,
+    Contestant, DEFAULT_REPEAT, GameEnd, GameReport, MatchSettings, MoveLimit, PlayerKind, Side,
+    Standing, TimeControl, resume_match,
 };
 use engine::play::openings::{OpeningOrder, OpeningSource};
 use engine::play::sprt::Sprt;
@@ -192,7 +193,17 @@ in the logistic model (s(E) = 1/(1 + 10^(-E/400))) and, in the normalized
 model (bounds in nElo, t = nElo sqrt(g) / (800/ln 10)),
 phi_i = a_i - 1/2 - t sigma (1 + ((a_i - mu)/sigma)^2) / 2 iterated to a fixed
 point; LLR = N sum p^_i ln(p1_i / p0_i). The match stops accepting H0 when
-LLR <= ln(beta/(1-alpha)) and accepting H1 when LLR >= ln((1-beta)/alpha).";
+LLR <= ln(beta/(1-alpha)) and accepting H1 when LLR >= ln((1-beta)/alpha).
+
+Resuming: with --pgn FILE, every finished game is also appended to
+FILE.journal, with the match's settings and fingerprints of its input files
+(and of the engines' programs). A match stopped by Ctrl-C, a kill or a crash
+is resumed by rerunning the same command: the journal's games are counted
+again and not replayed, and the match goes on with the next game (at fixed
+nodes or depth and --concurrency 1 the result is the same game for game as
+a match never stopped). A journal made with other settings is refused, its
+differences named; --overwrite discards it and starts over. The journal is
+deleted when the match is over and its PGN written.";
 
 /// The options of `engine match`.
 #[derive(clap::Args, Debug)]
@@ -289,9 +300,15 @@ struct MatchArgs {
     /// Seed of the random book lines and of --openings-order random.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Save the games to this PGN file.
+    /// Save the games to this PGN file (written when the match ends or is
+    /// stopped); its journal PGN.journal lets a stopped match resume (see
+    /// above).
     #[arg(long)]
     pgn: Option<PathBuf>,
+    /// Discard the journal of an earlier, unfinished match with this --pgn
+    /// and start over instead of resuming it.
+    #[arg(long, requires = "pgn")]
+    overwrite: bool,
     /// Transposition table size of each built-in player, in MB.
     #[arg(long, default_value_t = 16)]
     hash: usize,
@@ -742,8 +759,17 @@ fn estimate_line(e: &Estimate) -> String {
 
 fn run_match_command(args: &MatchArgs) -> Result<()> {
     if let Some(pgn) = &args.pgn {
-        let inputs = [&args.openings, &args.params_a, &args.params_b];
-        check_outputs(&[pgn], &inputs.into_iter().flatten().collect::<Vec<_>>())?;
+        let inputs = [
+            &args.openings,
+            &args.params_a,
+            &args.params_b,
+            &args.search_params_a,
+            &args.search_params_b,
+        ];
+        check_outputs(
+            &[pgn.clone(), journal_path(pgn)],
+            &inputs.into_iter().flatten().collect::<Vec<_>>(),
+        )?;
     }
     let timeout = Duration::from_secs_f64(args.engine_timeout.max(0.0));
     let mut a = contestant(
@@ -834,21 +860,24 @@ fn run_match_command(args: &MatchArgs) -> Result<()> {
             s.upper_bound()
         ))
     )?;
+    // The journal's games count again and are not replayed.
+    let (mut journal, played) = match &args.pgn {
+        Some(pgn) => {
+            let identity = match_identity(args, &settings)?;
+            let (journal, played) =
+                MatchJournal::open(&journal_path(pgn), &identity, args.overwrite)?;
+            (Some(journal), played)
+        }
+        None => (None, Vec::new()),
+    };
     // The PGN is complete (committed) when the match ends, also when it is
     // stopped by Ctrl-C: the games played so far are kept.
     let mut pgn_out = match &args.pgn {
         Some(path) => Some(AtomicFile::create(path)?),
         None => None,
     };
-    let interrupt = Interrupt::new();
-    interrupt.install(Some(
-        "stopping: games in progress are abandoned (a second Ctrl-C exits at once)",
-    ))?;
-    let abort = interrupt.flag();
-    let mut write_error = None;
     let mut by_family: BTreeMap<String, (Record, BTreeMap<String, u64>)> = BTreeMap::new();
-    let started = Instant::now();
-    let summary = run_match(&settings, abort, |report, standing| {
+    let mut count_family = |report: &GameReport| {
         let (family, opening) = report
             .eco
             .as_ref()
@@ -856,6 +885,37 @@ fn run_match_command(args: &MatchArgs) -> Result<()> {
         let entry = by_family.entry(family.to_string()).or_default();
         entry.0.add(report.score_of_a());
         *entry.1.entry(opening.to_string()).or_default() += 1;
+    };
+    if let (Some(journal), false) = (&journal, played.is_empty()) {
+        let mut standing = Standing::new(settings.repeat);
+        for report in &played {
+            standing.add(report, settings.repeat, settings.sprt.as_ref());
+            count_family(report);
+        }
+        say!(
+            "resuming from {}: {} games played | {}",
+            journal.path().display(),
+            played.len(),
+            standing.summary_line()
+        )?;
+    }
+    if let Some(out) = pgn_out.as_mut() {
+        let mut in_order: Vec<&GameReport> = played.iter().collect();
+        in_order.sort_by_key(|r| r.index);
+        for report in in_order {
+            out.write_all(report.pgn.as_bytes())
+                .with_context(|| format!("writing the PGN file {}", out.target().display()))?;
+        }
+    }
+    let interrupt = Interrupt::new();
+    interrupt.install(Some(
+        "stopping: games in progress are abandoned (a second Ctrl-C exits at once)",
+    ))?;
+    let abort = interrupt.flag();
+    let mut write_error = None;
+    let started = Instant::now();
+    let summary = resume_match(&settings, &played, abort, |report, standing| {
+        count_family(report);
         let (white, black) = match report.white {
             Side::A => (name_a, name_b),
             Side::B => (name_b, name_a),
@@ -883,7 +943,11 @@ fn run_match_command(args: &MatchArgs) -> Result<()> {
                 .with_context(|| format!("writing the PGN file {}", out.target().display())),
             None => Ok(()),
         };
-        if let Err(e) = line.and(pgn) {
+        let journaled = match journal.as_mut() {
+            Some(journal) => journal.record(report).map_err(anyhow::Error::from),
+            None => Ok(()),
+        };
+        if let Err(e) = line.and(pgn).and(journaled) {
             write_error = Some(e);
             interrupt.trigger();
         }
@@ -893,6 +957,17 @@ fn run_match_command(args: &MatchArgs) -> Result<()> {
     }
     if let Some(out) = pgn_out {
         out.commit()?;
+    }
+    // A match stopped by Ctrl-C keeps its journal, to be resumed.
+    if let Some(journal) = journal {
+        if interrupt.requested() {
+            say!(
+                "the journal {} is kept: rerun the same command to resume the match",
+                journal.path().display()
+            )?;
+        } else {
+            journal.remove()?;
+        }
     }
     let standing = &summary.standing;
     say!()?;
@@ -1006,6 +1081,83 @@ fn run_match_command(args: &MatchArgs) -> Result<()> {
         std::process::exit(EXIT_INTERRUPTED.into());
     }
     Ok(())
+}
+
+/// What decides a match's games, for its journal: every setting but the
+/// output files, and fingerprints of the files it reads (openings, params
+/// files, the external engines' programs, and this program when a player is
+/// built in).
+fn match_identity(args: &MatchArgs, settings: &MatchSettings) -> Result<MatchIdentity> {
+    let fingerprint = |path: &std::path::Path| {
+        file_fingerprint(path).with_context(|| format!("reading {}", path.display()))
+    };
+    let file = |path: Option<&PathBuf>| -> Result<String> {
+        match path {
+            Some(p) => Ok(format!("{} ({})", p.display(), fingerprint(p)?)),
+            None => Ok("-".to_string()),
+        }
+    };
+    let mut id = MatchIdentity::new();
+    let mut insert = |key: &str, value: String| {
+        id.insert(key.to_string(), value);
+    };
+    let sides = [
+        ("a", &args.params_a, &args.search_params_a),
+        ("b", &args.params_b, &args.search_params_b),
+    ];
+    for ((side, params, search), player) in sides.into_iter().zip(&settings.players) {
+        insert(&format!("player {side}"), player.name.clone());
+        match &player.kind {
+            PlayerKind::External(spec) => {
+                let program = spec.command.split_whitespace().next().unwrap_or_default();
+                let program = match find_program(program) {
+                    Some(path) => fingerprint(&path)?,
+                    None => "not found".to_string(),
+                };
+                insert(&format!("engine {side}"), spec.command.clone());
+                insert(&format!("engine {side} program"), program);
+                insert(&format!("options {side}"), format!("{:?}", spec.options));
+                insert(&format!("timeout {side}"), format!("{:?}", spec.timeout));
+            }
+            PlayerKind::InProcess { .. } => {
+                insert(&format!("params {side}"), file(params.as_ref())?);
+                insert(&format!("search params {side}"), file(search.as_ref())?);
+                let exe = std::env::current_exe().context("finding this program")?;
+                insert("built-in engine", fingerprint(&exe)?);
+            }
+        }
+    }
+    insert("games", settings.games.to_string());
+    insert("repeat", settings.repeat.to_string());
+    insert("openings", file(args.openings.as_ref())?);
+    insert("opening plies", args.opening_plies.to_string());
+    insert("book plies", args.book_plies.to_string());
+    insert("openings order", settings.order.name().to_string());
+    insert("limit", format!("{:?}", settings.limit));
+    insert("resign", format!("{:?}", settings.resign));
+    insert("draw", format!("{:?}", settings.draw));
+    insert("max plies", format!("{:?}", settings.max_plies));
+    insert("concurrency", settings.concurrency.to_string());
+    insert("seed", settings.seed.to_string());
+    insert("hash", settings.hash_mb.to_string());
+    insert(
+        "sprt",
+        settings.sprt.map_or("-".to_string(), |s| s.to_string()),
+    );
+    insert("event", settings.event.clone());
+    Ok(id)
+}
+
+/// The file a command's program name runs: the name itself when it holds a
+/// `/`, else the first match on `PATH`.
+fn find_program(program: &str) -> Option<PathBuf> {
+    if program.contains('/') {
+        let path = PathBuf::from(program);
+        return path.is_file().then_some(path);
+    }
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(program))
+        .find(|path| path.is_file())
 }
 
 /// `value` for JSON, which has no infinities (`null` instead).

@@ -32,7 +32,7 @@ use crate::chess::position::key;
 const HEADER: &str = "eco\tname\tpgn";
 
 /// One named opening.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct EcoEntry {
     /// The ECO code, e.g. `B90`.
     pub eco: String,

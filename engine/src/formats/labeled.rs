@@ -52,7 +52,7 @@ use crate::chess::position::{
 };
 
 /// A finished game's outcome.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum GameResult {
     /// 1-0.
     WhiteWin,

@@ -26,7 +26,7 @@
 //! its next game: the match continues. Games are reproducible with a node or
 //! depth budget and one game at a time (with in-process players).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::str::FromStr;
 use std::sync::Arc;
@@ -57,7 +57,9 @@ pub const DEFAULT_REPEAT: usize = 2;
 const NO_CLOCK_TIME_CONTROL: &str = "-";
 
 /// Which of the two players.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum Side {
     /// The first player (`--*-a`); statistics are from its point of view.
     A,
@@ -198,7 +200,9 @@ pub struct MatchSettings {
 }
 
 /// Why a player lost by forfeit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
 pub enum ForfeitReason {
     /// The clock ran out (or no answer within the time left).
     Time,
@@ -245,7 +249,7 @@ impl ForfeitReason {
 }
 
 /// How a match game ended.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum GameEnd {
     /// By the rules or adjudication.
     Rules(Termination),
@@ -260,8 +264,8 @@ pub enum GameEnd {
     },
 }
 
-/// One finished game.
-#[derive(Clone, Debug)]
+/// One finished game (also a record of a match journal).
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct GameReport {
     /// 0-based game number.
     pub index: usize,
@@ -671,6 +675,24 @@ fn play_match_game(
 pub fn run_match(
     settings: &MatchSettings,
     abort: &AtomicBool,
+    on_game: impl FnMut(&GameReport, &Standing),
+) -> Result<MatchSummary, MatchError> {
+    resume_match(settings, &[], abort, on_game)
+}
+
+/// Plays the rest of a match of which the games `played` are already over
+/// (from a [`crate::play::match_journal`]): they count in the standing from
+/// the start, in the order given, and are not played again; `on_game` sees
+/// only the new games. A match whose SPRT the played games already decide
+/// plays nothing more. The summary counts all games, old and new.
+///
+/// # Errors
+/// As [`run_match`]; also when a played game's number is outside the match
+/// or repeated.
+pub fn resume_match(
+    settings: &MatchSettings,
+    played: &[GameReport],
+    abort: &AtomicBool,
     mut on_game: impl FnMut(&GameReport, &Standing),
 ) -> Result<MatchSummary, MatchError> {
     if settings.concurrency == 0 {
@@ -688,17 +710,37 @@ pub fn run_match(
         })?;
     }
     let (first, end) = (settings.first_game, settings.first_game + settings.games);
-    let next_game = AtomicUsize::new(first);
-    let stop = AtomicBool::new(false);
-    let stopped = || stop.load(Ordering::Relaxed) || abort.load(Ordering::Relaxed);
     let mut standing = Standing::new(settings.repeat);
-    let mut games_played = 0;
+    let mut done = BTreeSet::new();
+    for report in played {
+        if !(first..end).contains(&report.index) || !done.insert(report.index) {
+            return Err(MatchError::Settings(format!(
+                "game {} of the played games is {} this match of games {}..={}",
+                report.index + 1,
+                if done.contains(&report.index) {
+                    "repeated in"
+                } else {
+                    "not part of"
+                },
+                first + 1,
+                end
+            )));
+        }
+        standing.add(report, settings.repeat, settings.sprt.as_ref());
+    }
+    let mut games_played = played.len();
+    let decided = standing.sprt.is_some_and(|d| d != SprtDecision::Continue);
+    let next_game = AtomicUsize::new(first);
+    let stop = AtomicBool::new(decided);
+    let stopped = || stop.load(Ordering::Relaxed) || abort.load(Ordering::Relaxed);
     let (sender, receiver) = channel::<GameReport>();
     std::thread::scope(|scope| {
-        let workers = settings.concurrency.min(settings.games.max(1));
+        let workers = settings
+            .concurrency
+            .min((settings.games - done.len()).max(1));
         for _ in 0..workers {
             let sender = sender.clone();
-            let (next_game, stopped) = (&next_game, &stopped);
+            let (next_game, stopped, done) = (&next_game, &stopped, &done);
             scope.spawn(move || {
                 let mut seats = [0, 1].map(|i| Seat {
                     contestant: &settings.players[i],
@@ -709,6 +751,9 @@ pub fn run_match(
                     let index = next_game.fetch_add(1, Ordering::Relaxed);
                     if index >= end || stopped() {
                         break;
+                    }
+                    if done.contains(&index) {
+                        continue;
                     }
                     let opening = settings.openings.for_slot(
                         index / settings.repeat,

@@ -1,0 +1,268 @@
+//! The journal of a match: what lets a match that was stopped (Ctrl-C, a
+//! kill, the machine going down) go on where it stopped instead of starting
+//! over, so hours of games are never lost.
+//!
+//! A journal is a text file beside the match's PGN (`games.pgn.journal`).
+//! Its first line names the format, its second is the match's *identity*
+//! (a JSON object of every setting and input fingerprint that decides which
+//! games are played and how), and each further line is one finished game
+//! (a [`GameReport`] as JSON), appended and handed to the operating system
+//! before the next game is counted. A kill therefore leaves a prefix of the
+//! games, at worst with one torn last line, which is dropped on resume.
+//!
+//! Reopening a journal whose identity differs from the match being started
+//! is refused with the differing settings named: a resume plays the same
+//! match or nothing. The journal is removed once the match is over (all
+//! games played or the SPRT decided) and its PGN committed.
+
+use std::collections::BTreeMap;
+use std::fs::{File, OpenOptions};
+use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+
+use crate::play::match_runner::GameReport;
+
+/// First line of every journal; changes when the format does.
+const MAGIC: &str = "engine-match-journal v1";
+/// Suffix of a journal's file name, after the PGN's name.
+pub const JOURNAL_SUFFIX: &str = ".journal";
+/// FNV-1a 64-bit offset basis (file fingerprints).
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+/// FNV-1a 64-bit prime.
+const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
+
+/// What defines a match, setting name to value: two runs with equal
+/// identities play the same games.
+pub type MatchIdentity = BTreeMap<String, String>;
+
+/// Why a journal could not be opened, read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum JournalError {
+    /// Reading or writing failed.
+    #[error("match journal {path}: {source}")]
+    Io {
+        /// The journal.
+        path: PathBuf,
+        /// The failure.
+        source: io::Error,
+    },
+    /// A line is not what a journal holds.
+    #[error("match journal {path}, line {line}: {reason}")]
+    Corrupt {
+        /// The journal.
+        path: PathBuf,
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The journal belongs to a match with other settings.
+    #[error(
+        "match journal {path} belongs to a match with other settings:{differences}\n\
+         rerun the original command to resume that match, or pass --overwrite to start over"
+    )]
+    Mismatch {
+        /// The journal.
+        path: PathBuf,
+        /// One line per differing setting: name, journal's value, ours.
+        differences: String,
+    },
+}
+
+/// An open journal, appending the games of the running match.
+#[derive(Debug)]
+pub struct MatchJournal {
+    path: PathBuf,
+    file: File,
+}
+
+/// The journal beside the PGN file `pgn`.
+pub fn journal_path(pgn: &Path) -> PathBuf {
+    let mut name = pgn.as_os_str().to_os_string();
+    name.push(JOURNAL_SUFFIX);
+    PathBuf::from(name)
+}
+
+/// Size and FNV-1a hash of a file's bytes, as an identity value (`"1234
+/// bytes, fnv 0123abcd…"`): a changed input changes the identity.
+///
+/// # Errors
+/// When the file cannot be read.
+pub fn file_fingerprint(path: &Path) -> io::Result<String> {
+    let mut reader = BufReader::with_capacity(1 << 16, File::open(path)?);
+    let (mut hash, mut size) = (FNV_OFFSET, 0u64);
+    loop {
+        let chunk = reader.fill_buf()?;
+        if chunk.is_empty() {
+            break;
+        }
+        for &byte in chunk {
+            hash = (hash ^ u64::from(byte)).wrapping_mul(FNV_PRIME);
+        }
+        size += chunk.len() as u64;
+        let n = chunk.len();
+        reader.consume(n);
+    }
+    Ok(format!("{size} bytes, fnv {hash:016x}"))
+}
+
+impl MatchJournal {
+    /// Opens the journal at `path` for the match `identity`: an existing
+    /// journal is resumed (its games returned, a torn last line dropped)
+    /// unless `overwrite`; a missing one, or any with `overwrite`, is
+    /// created empty.
+    ///
+    /// # Errors
+    /// When the journal cannot be read or written, is not a regular file,
+    /// is corrupt before its last line, or belongs to another match.
+    pub fn open(
+        path: &Path,
+        identity: &MatchIdentity,
+        overwrite: bool,
+    ) -> Result<(MatchJournal, Vec<GameReport>), JournalError> {
+        let io_error = |source| JournalError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        match std::fs::symlink_metadata(path) {
+            Ok(meta) if !meta.file_type().is_file() => {
+                return Err(io_error(io::Error::other(
+                    "not a regular file (a journal is written in place)",
+                )));
+            }
+            Ok(_) if !overwrite => return Self::resume(path, identity),
+            Ok(_) | Err(_) => {}
+        }
+        let mut file = File::create(path).map_err(io_error)?;
+        let header = format!("{MAGIC}\n{}\n", identity_json(identity));
+        file.write_all(header.as_bytes())
+            .and_then(|()| file.sync_data())
+            .map_err(io_error)?;
+        Ok((
+            MatchJournal {
+                path: path.to_path_buf(),
+                file,
+            },
+            Vec::new(),
+        ))
+    }
+
+    fn resume(
+        path: &Path,
+        identity: &MatchIdentity,
+    ) -> Result<(MatchJournal, Vec<GameReport>), JournalError> {
+        let io_error = |source| JournalError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
+        let corrupt = |line: usize, reason: String| JournalError::Corrupt {
+            path: path.to_path_buf(),
+            line,
+            reason,
+        };
+        let mut text = String::new();
+        File::open(path)
+            .and_then(|mut f| f.read_to_string(&mut text))
+            .map_err(io_error)?;
+        // Only newline-terminated lines were fully written; a torn tail is
+        // a game that did not make it and is dropped.
+        let complete = text.rfind('\n').map_or(0, |i| i + 1);
+        let mut lines = text[..complete].lines();
+        if lines.next() != Some(MAGIC) {
+            return Err(corrupt(1, format!("the first line is not {MAGIC:?}")));
+        }
+        let recorded: MatchIdentity = lines
+            .next()
+            .ok_or_else(|| corrupt(2, "the match's settings are missing".into()))
+            .and_then(|l| {
+                serde_json::from_str(l).map_err(|e| corrupt(2, format!("bad settings: {e}")))
+            })?;
+        let differences = identity_differences(&recorded, identity);
+        if !differences.is_empty() {
+            return Err(JournalError::Mismatch {
+                path: path.to_path_buf(),
+                differences,
+            });
+        }
+        let mut games = Vec::new();
+        for (number, line) in lines.enumerate() {
+            let report: GameReport = serde_json::from_str(line)
+                .map_err(|e| corrupt(number + 3, format!("not a game record: {e}")))?;
+            games.push(report);
+        }
+        let file = OpenOptions::new()
+            .write(true)
+            .open(path)
+            .and_then(|f| {
+                f.set_len(complete as u64)?;
+                Ok(f)
+            })
+            .map_err(io_error)?;
+        let mut journal = MatchJournal {
+            path: path.to_path_buf(),
+            file,
+        };
+        journal.file.seek(SeekFrom::End(0)).map_err(io_error)?;
+        Ok((journal, games))
+    }
+
+    /// Appends a finished game, handed to the operating system before this
+    /// returns (one write of one line).
+    ///
+    /// # Errors
+    /// When writing fails.
+    pub fn record(&mut self, report: &GameReport) -> Result<(), JournalError> {
+        let mut line = serde_json::to_string(report).map_err(|e| JournalError::Io {
+            path: self.path.clone(),
+            source: io::Error::other(e),
+        })?;
+        line.push('\n');
+        self.file
+            .write_all(line.as_bytes())
+            .and_then(|()| self.file.flush())
+            .map_err(|source| JournalError::Io {
+                path: self.path.clone(),
+                source,
+            })
+    }
+
+    /// The journal's path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Deletes the journal of a match that is over.
+    ///
+    /// # Errors
+    /// When the file cannot be removed.
+    pub fn remove(self) -> Result<(), JournalError> {
+        drop(self.file);
+        std::fs::remove_file(&self.path).map_err(|source| JournalError::Io {
+            path: self.path,
+            source,
+        })
+    }
+}
+
+fn identity_json(identity: &MatchIdentity) -> String {
+    serde_json::to_string(identity).expect("a map of strings serializes")
+}
+
+/// One indented line per setting whose value differs (or that only one
+/// side has), empty when the identities are equal.
+fn identity_differences(recorded: &MatchIdentity, ours: &MatchIdentity) -> String {
+    let mut keys: Vec<&String> = recorded.keys().chain(ours.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    let show = |v: Option<&String>| v.map_or("(none)".to_string(), |v| format!("{v:?}"));
+    keys.into_iter()
+        .filter(|k| recorded.get(*k) != ours.get(*k))
+        .map(|k| {
+            format!(
+                "\n  {k}: {} in the journal, {} now",
+                show(recorded.get(k)),
+                show(ours.get(k))
+            )
+        })
+        .collect()
+}
