@@ -68,7 +68,11 @@ done
 if [ -n "$tc" ]; then limit=(--tc "$tc"); else limit=(--nodes "$nodes"); fi
 read -r -a sprt <<<"$bounds"
 echo "SPRT $new (bench $(cat "$dir/bench-$new.txt")) against $base (bench $(cat "$dir/bench-$base.txt")): ${limit[*]}, $bounds, log in $dir/match.log"
-"$dir/bin/engine-$new" match \
+# The match runner is this checkout's (it journals, so a stopped SPRT
+# resumes); both players are the revisions' programs.
+target=${CARGO_TARGET_DIR:-target}
+cargo build --release -q -p engine
+"$target/release/engine" match \
     --engine-a "$dir/bin/engine-$new" --name-a "engine-$new" \
     --engine-b "$dir/bin/engine-$base" --name-b "engine-$base" \
     --openings data/openings/eco-openings.epd --openings-order random --seed "$seed" \
