@@ -301,8 +301,8 @@ struct MatchArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Save the games to this PGN file (written when the match ends or is
-    /// stopped); its journal PGN.journal lets a stopped match resume (see
-    /// above).
+    /// stopped; - for standard output); its journal PGN.journal lets a
+    /// stopped match resume (see above).
     #[arg(long)]
     pgn: Option<PathBuf>,
     /// Discard the journal of an earlier, unfinished match with this --pgn
@@ -860,15 +860,16 @@ fn run_match_command(args: &MatchArgs) -> Result<()> {
             s.upper_bound()
         ))
     )?;
-    // The journal's games count again and are not replayed.
+    // The journal's games count again and are not replayed. A PGN written
+    // to standard output (`-`) has no journal.
     let (mut journal, played) = match &args.pgn {
-        Some(pgn) => {
+        Some(pgn) if pgn.as_os_str() != "-" => {
             let identity = match_identity(args, &settings)?;
             let (journal, played) =
                 MatchJournal::open(&journal_path(pgn), &identity, args.overwrite)?;
             (Some(journal), played)
         }
-        None => (None, Vec::new()),
+        _ => (None, Vec::new()),
     };
     // The PGN is complete (committed) when the match ends, also when it is
     // stopped by Ctrl-C: the games played so far are kept.
