@@ -1,6 +1,7 @@
 //! `engine match`: short matches through the library and the binary —
 //! results add up, each opening is played with both colours, the PGN is
-//! readable by python-chess, a crippled evaluation loses, failing external
+//! readable by python-chess with every move's score, depth and time in its
+//! comment, a crippled evaluation loses, failing external
 //! engines lose with the reason recorded while the match continues, and a
 //! node-limited match is reproducible.
 
@@ -22,6 +23,10 @@ use engine::play::openings::{OpeningOrder, OpeningSource};
 use engine::play::sprt::SprtDecision;
 use engine::play::uci_client::EngineSpec;
 use engine::search::SearchParams;
+
+#[path = "support/pgn_times.rs"]
+mod pgn_times;
+use pgn_times::without_move_times;
 
 /// Two quiet opening positions from real games (White and Black to move).
 const OPENINGS_EPD: &str = "\
@@ -132,7 +137,7 @@ fn binary_match_adds_up_and_writes_readable_pgn() {
         return;
     }
     let script = r#"
-import sys, chess.pgn
+import re, sys, chess.pgn
 games = []
 with open(sys.argv[1]) as f:
     while (g := chess.pgn.read_game(f)) is not None:
@@ -140,6 +145,9 @@ with open(sys.argv[1]) as f:
         board = g.end().board()
         h = g.headers
         assert int(h["PlyCount"]) == len(list(g.mainline_moves()))
+        # Every move carries the mover's score, depth and time.
+        for node in g.mainline():
+            assert re.match(r"[+-](\d+\.\d\d|M\d+)/\d+ \d+\.\d{3}s", node.comment), node.comment
         games.append((h["FEN"], h["White"], h["Black"], h["Result"], h["Termination"]))
 assert len(games) == 4, games
 for first, second in (games[0:2], games[2:4]):
@@ -260,7 +268,11 @@ fn repeat_plays_each_opening_that_many_times() {
     );
     later.first_game = 2;
     let (_, part) = play(&later);
-    let pgns = |r: &[GameReport]| r.iter().map(|g| g.pgn.clone()).collect::<Vec<_>>();
+    let pgns = |r: &[GameReport]| {
+        r.iter()
+            .map(|g| without_move_times(&g.pgn))
+            .collect::<Vec<_>>()
+    };
     assert_eq!(pgns(&part), pgns(&whole[2..]));
 }
 
@@ -300,7 +312,10 @@ fn node_limited_match_is_reproducible() {
             2,
             OpeningSource::Standard,
         ));
-        reports.into_iter().map(|g| g.pgn).collect::<Vec<_>>()
+        reports
+            .into_iter()
+            .map(|g| without_move_times(&g.pgn))
+            .collect::<Vec<_>>()
     };
     assert_eq!(run(), run());
 }

@@ -33,6 +33,9 @@ pub struct PgnGame<'a> {
     pub moves: &'a [Move],
     /// The result token: `1-0`, `0-1`, `1/2-1/2` or `*`.
     pub result: &'a str,
+    /// A comment after each move (the engine's score, depth and time, as
+    /// `+0.35/12 0.52s`), by move; empty for none.
+    pub move_comments: &'a [String],
     /// A comment after the last move (why the game ended), if any.
     pub final_comment: Option<String>,
 }
@@ -86,6 +89,9 @@ impl PgnGame<'_> {
                 Color::Black => {}
             }
             tokens.push(SanPlus::from_move_and_play_unchecked(&mut pos, *m).to_string());
+            if let Some(comment) = self.move_comments.get(i) {
+                tokens.push(format!("{{{}}}", sanitise_comment(comment)));
+            }
         }
         if let Some(comment) = &self.final_comment {
             tokens.push(format!("{{{}}}", sanitise_comment(comment)));
@@ -126,6 +132,7 @@ mod tests {
             start: &start,
             moves: &[m1, m2],
             result: "1/2-1/2",
+            move_comments: &["-0.25/9 0.12s".into(), "+M3/20 {1.5s}".into()],
             final_comment: Some("draw {adjudication}".into()),
         };
         let text = game.to_pgn();
@@ -136,7 +143,9 @@ mod tests {
         assert!(text.contains("[SetUp \"1\"]\n[FEN \"4k3/8/8/8/8/8/4P3/4K3 b - - 0 7\"]"));
         assert!(text.contains("[PlyCount \"2\"]"));
         assert!(
-            text.contains("7... Kd7 8. e4 {draw adjudication} 1/2-1/2"),
+            text.contains(
+                "7... Kd7 {-0.25/9 0.12s} 8. e4 {+M3/20 1.5s} {draw adjudication} 1/2-1/2"
+            ),
             "{text}"
         );
     }
@@ -149,6 +158,7 @@ mod tests {
             start: &start,
             moves: &[],
             result: "*",
+            move_comments: &[],
             final_comment: None,
         }
         .to_pgn();

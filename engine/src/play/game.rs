@@ -250,6 +250,8 @@ pub struct Choice {
     pub best_move: Move,
     /// The search score, side to move's view, when the player reports one.
     pub score: Option<i32>,
+    /// The depth the search reached, when the player reports it.
+    pub depth: Option<u32>,
 }
 
 /// A game in progress, as players see it.

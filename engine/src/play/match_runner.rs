@@ -16,7 +16,9 @@
 //! tables, `ucinewgame`).
 //!
 //! Every game's PGN carries its opening (`ECO`, `Opening`, `Variation`
-//! tags) from [`crate::formats::eco`].
+//! tags) from [`crate::formats::eco`], and after each move the mover's
+//! score, depth and time as a comment (`{+0.35/12 0.523s}`, see
+//! [`move_comment`]), as cutechess and fastchess write them.
 //!
 //! Under a time control the clocks are real: the runner measures the time
 //! each move actually took, subtracts it from the mover's clock and adds the
@@ -50,6 +52,7 @@ use crate::play::player::{InProcessPlayer, Player, PlayerError};
 use crate::play::sprt::{Sprt, SprtDecision};
 use crate::play::uci_client::{EngineSpec, UciPlayer};
 use crate::search::SearchParams;
+use crate::search::score::mate_in_moves;
 
 /// Games per opening by default: one with each colour.
 pub const DEFAULT_REPEAT: usize = 2;
@@ -545,6 +548,7 @@ fn play_match_game(
             break;
         }
     }
+    let mut move_comments = Vec::new();
     if outcome.is_ok() {
         outcome = play_out(&mut game, &rules, |record| {
             if stopped() {
@@ -590,6 +594,7 @@ fn play_match_game(
                     Color::Black => c.black = after,
                 }
             }
+            move_comments.push(move_comment(&choice, used));
             Ok(choice)
         });
     }
@@ -651,6 +656,7 @@ fn play_match_game(
         start: &game.start,
         moves: &game.moves,
         result: result.pgn(),
+        move_comments: &move_comments,
         final_comment: Some(comment),
     }
     .to_pgn();
@@ -663,6 +669,28 @@ fn play_match_game(
         eco,
         pgn,
     })
+}
+
+/// The PGN comment of a move as match tools write it: the mover's score in
+/// pawns (`+M3`/`-M3` for mates in moves), the depth, the time the move took
+/// (`+0.35/12 0.523s`).
+pub fn move_comment(choice: &Choice, used: Duration) -> String {
+    let mut text = match choice.score {
+        Some(score) => match mate_in_moves(score) {
+            Some(moves) if score > 0 => format!("+M{moves}"),
+            Some(moves) => format!("-M{}", moves.abs()),
+            None => format!("{:+.2}", f64::from(score) / 100.0),
+        },
+        None => String::new(),
+    };
+    if let Some(depth) = choice.depth {
+        text.push_str(&format!("/{depth}"));
+    }
+    if !text.is_empty() {
+        text.push(' ');
+    }
+    text.push_str(&format!("{:.3}s", used.as_secs_f64()));
+    text
 }
 
 /// Plays the match. `on_game` is called on the calling thread as each game
@@ -789,4 +817,43 @@ pub fn resume_match(
         games_played,
         stopped_early: games_played < settings.games,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::search::MATE_SCORE;
+
+    #[test]
+    fn move_comments_read_like_cutechess() {
+        let m = shakmaty::Chess::default().legal_moves()[0];
+        let choice = |score, depth| Choice {
+            best_move: m,
+            score,
+            depth,
+        };
+        let ms = Duration::from_millis;
+        assert_eq!(
+            move_comment(&choice(Some(35), Some(12)), ms(523)),
+            "+0.35/12 0.523s"
+        );
+        assert_eq!(
+            move_comment(&choice(Some(-120), Some(7)), ms(40)),
+            "-1.20/7 0.040s"
+        );
+        assert_eq!(
+            move_comment(&choice(Some(0), None), ms(1500)),
+            "+0.00 1.500s"
+        );
+        // Mate in 3 moves for the mover (5 plies), mated in 2 (4 plies).
+        assert_eq!(
+            move_comment(&choice(Some(MATE_SCORE - 5), Some(20)), ms(1)),
+            "+M3/20 0.001s"
+        );
+        assert_eq!(
+            move_comment(&choice(Some(-(MATE_SCORE - 4)), Some(9)), ms(1)),
+            "-M2/9 0.001s"
+        );
+        assert_eq!(move_comment(&choice(None, None), ms(2)), "0.002s");
+    }
 }

@@ -101,6 +101,7 @@ impl Player for InProcessPlayer {
         Ok(Choice {
             best_move,
             score: Some(result.score),
+            depth: Some(result.depth),
         })
     }
 }

@@ -250,6 +250,13 @@ fn info_score(line: &str) -> Option<i32> {
     None
 }
 
+/// The number after `key` in an `info` line (`depth`, `nodes`, …).
+fn info_value(line: &str, key: &str) -> Option<u32> {
+    let mut words = line.split_whitespace();
+    words.find(|w| *w == key)?;
+    words.next()?.parse().ok()
+}
+
 impl Player for UciPlayer {
     fn new_game(&mut self) -> Result<(), PlayerError> {
         let timeout = self.spec.timeout;
@@ -278,12 +285,16 @@ impl Player for UciPlayer {
         process.send(FINISH_PREVIOUS_SEARCH)?;
         process.send(&command)?;
         process.send(&budget.uci_go())?;
-        let mut score = None;
+        let (mut score, mut depth) = (None, None);
         let mut best = None;
         process.wait_for("bestmove", timeout, |line| {
             if line.starts_with("info") {
+                // The last line with a score describes the move played
+                // (bound lines of aspiration failures included, as
+                // fastchess and cutechess do).
                 if let Some(s) = info_score(line) {
                     score = Some(s);
+                    depth = info_value(line, "depth");
                 }
                 false
             } else if let Some(rest) = line.strip_prefix("bestmove") {
@@ -307,7 +318,11 @@ impl Player for UciPlayer {
                 fen_of(&game.position)
             ))
         })?;
-        Ok(Choice { best_move, score })
+        Ok(Choice {
+            best_move,
+            score,
+            depth,
+        })
     }
 }
 
@@ -352,5 +367,10 @@ mod tests {
         );
         assert_eq!(info_score("info score mate -2"), Some(-(MATE_SCORE - 4)));
         assert_eq!(info_score("info string hello"), None);
+        let line = "info depth 12 seldepth 20 score cp 31 nodes 5000 pv e2e4";
+        assert_eq!(info_value(line, "depth"), Some(12));
+        assert_eq!(info_value(line, "nodes"), Some(5000));
+        assert_eq!(info_value("info score cp 3", "depth"), None);
+        assert_eq!(info_value("info depth x", "depth"), None);
     }
 }

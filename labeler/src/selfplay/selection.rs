@@ -93,7 +93,14 @@ mod tests {
     fn choice(fen: &str, uci: &str, score: Option<i32>) -> (Chess, Choice) {
         let pos = parse_fen(fen).unwrap();
         let (_, best_move) = play_uci(&pos, uci).unwrap();
-        (pos, Choice { best_move, score })
+        (
+            pos,
+            Choice {
+                best_move,
+                score,
+                depth: None,
+            },
+        )
     }
 
     #[test]
