@@ -3,11 +3,13 @@
 # rung a paired match from the project's openings (data/openings), with
 # W/D/L, the pentanomial pair counts and Elo with its 95% interval per rung.
 #
-# Usage: scripts/ladder.sh [-g GAMES] [-t TC] [-c CONCURRENCY] [-d DIR]
-#                          [-p PARAMS] [-r REV] [RUNG...]
+# Usage: scripts/ladder.sh [-g GAMES] [-t TC] [-c CONCURRENCY] [-j RUNGS]
+#                          [-d DIR] [-p PARAMS] [-r REV] [RUNG...]
 #   -g  games per rung (default 100; even, every opening with both colours)
 #   -t  time control BASE+INC in seconds (default 10+0.1)
 #   -c  games at once (default 1: no engine shares a core with another game)
+#   -j  rungs played at the same time (default 1); the machine then runs
+#       RUNGS x CONCURRENCY games at once, one core each
 #   -d  output folder (default runs/ladder-<label>): per rung its PGN, its
 #       --summary JSON and the match log; ladder.md, the table
 #   -p  params file of the built-in engine (compiled weights otherwise)
@@ -26,18 +28,20 @@ cd "$(dirname "$0")/.."
 games=100
 tc=10+0.1
 concurrency=1
+rungs_at_once=1
 dir=""
 params=""
 rev=""
-while getopts "g:t:c:d:p:r:" opt; do
+while getopts "g:t:c:j:d:p:r:" opt; do
     case $opt in
         g) games=$OPTARG ;;
         t) tc=$OPTARG ;;
         c) concurrency=$OPTARG ;;
+        j) rungs_at_once=$OPTARG ;;
         d) dir=$OPTARG ;;
         p) params=$OPTARG ;;
         r) rev=$OPTARG ;;
-        *) sed -n '2,22p' "$0"; exit 2 ;;
+        *) sed -n '2,24p' "$0"; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
@@ -99,21 +103,47 @@ if [ -n "$rev" ]; then
 fi
 
 
-for rung in "${rungs[@]}"; do
+# play_rung RUNG: the rung's match, its PGN, summary and log in $dir.
+play_rung() {
+    local rung=$1 them
     read -r -a them <<<"$(opponent "$rung")"
+    echo "$rung: $games games at $tc, concurrency $concurrency ($(cut -d' ' -f1-3 /proc/loadavg) load)"
+    if ! "$engine" match "${player[@]}" "${them[@]}" --games "$games" --tc "$tc" \
+        --concurrency "$concurrency" --openings data/openings/match-openings.epd \
+        --pgn "$dir/$rung.pgn" --summary "$dir/$rung.json" --event "ladder $label $rung" \
+        >"$dir/$rung.log" 2>&1; then
+        echo "$rung: failed" >&2
+        tail -5 "$dir/$rung.log" >&2
+        return 1
+    fi
+    echo "$rung:"
+    tail -6 "$dir/$rung.log"
+}
+
+running=()
+failed=0
+for rung in "${rungs[@]}"; do
     summary=$dir/$rung.json
     if [ -f "$summary" ] && [ "$(jq -r .status "$summary")" = complete ] &&
         [ "$(jq -r .counts.games "$summary")" = "$games" ]; then
         echo "$rung: done ($summary)"
         continue
     fi
-    echo "$rung: $games games at $tc, concurrency $concurrency ($(cut -d' ' -f1-3 /proc/loadavg) load)"
-    "$engine" match "${player[@]}" "${them[@]}" --games "$games" --tc "$tc" \
-        --concurrency "$concurrency" --openings data/openings/match-openings.epd \
-        --pgn "$dir/$rung.pgn" --summary "$summary" --event "ladder $label $rung" \
-        >"$dir/$rung.log" 2>&1 || { tail -5 "$dir/$rung.log" >&2; exit 1; }
-    tail -6 "$dir/$rung.log"
+    # At most -j rungs at once: wait for one to end before starting another.
+    while [ ${#running[@]} -ge "$rungs_at_once" ]; do
+        wait -n -p ended "${running[@]}" || failed=1
+        for i in "${!running[@]}"; do
+            [ "${running[$i]}" != "$ended" ] || unset 'running[i]'
+        done
+        running=("${running[@]}")
+    done
+    play_rung "$rung" &
+    running+=($!)
 done
+for pid in "${running[@]}"; do
+    wait "$pid" || failed=1
+done
+[ "$failed" = 0 ] || exit 1
 
 {
     echo "| opponent | games | W | D | L | pairs [LL LD DD+WL WD WW] | score | Elo (95%) |"
@@ -124,5 +154,5 @@ done
             "| \(.figures.player_b) | \(.counts.games) | \(.counts.wins) | \(.counts.draws) | \(.counts.losses) | \(.figures.pentanomial_ll_ld_ddwl_wd_ww | map(tostring) | join(" ")) | \(.figures.score * 1000 | round / 10)% | \(.figures.elo | r) [\(.figures.elo_low | r), \(.figures.elo_high | r)] |"' "$dir/$rung.json"
     done
     echo
-    echo "engine: $label; tc $tc; concurrency $concurrency; load at the end $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
+    echo "engine: $label; tc $tc; concurrency $concurrency; $rungs_at_once rung(s) at once; load at the end $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores"
 } | tee "$dir/ladder.md"
