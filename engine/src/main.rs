@@ -301,8 +301,9 @@ struct MatchArgs {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Save the games to this PGN file (written when the match ends or is
-    /// stopped; - for standard output); its journal PGN.journal lets a
-    /// stopped match resume (see above).
+    /// stopped); its journal PGN.journal lets a stopped match resume (see
+    /// above). A device or FIFO (/dev/stdout) is written as the games end,
+    /// without a journal.
     #[arg(long)]
     pgn: Option<PathBuf>,
     /// Discard the journal of an earlier, unfinished match with this --pgn
@@ -758,6 +759,12 @@ fn estimate_line(e: &Estimate) -> String {
 }
 
 fn run_match_command(args: &MatchArgs) -> Result<()> {
+    if args.pgn.as_ref().is_some_and(|p| p.as_os_str() == "-") {
+        bail!(
+            "--pgn -: standard output carries the match's progress; name a file \
+             (or /dev/stdout to mix the games into it)"
+        );
+    }
     if let Some(pgn) = &args.pgn {
         let inputs = [
             &args.openings,
@@ -861,9 +868,9 @@ fn run_match_command(args: &MatchArgs) -> Result<()> {
         ))
     )?;
     // The journal's games count again and are not replayed. A PGN written
-    // to standard output (`-`) has no journal.
+    // to a device or FIFO as the games end has no journal.
     let (mut journal, played) = match &args.pgn {
-        Some(pgn) if pgn.as_os_str() != "-" => {
+        Some(pgn) if std::fs::metadata(pgn).map_or(true, |m| m.is_file()) => {
             let identity = match_identity(args, &settings)?;
             let (journal, played) =
                 MatchJournal::open(&journal_path(pgn), &identity, args.overwrite)?;

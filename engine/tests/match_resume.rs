@@ -3,7 +3,8 @@
 //! nothing more) and through the binary (killed mid-match, with a torn last
 //! journal line, the rerun ends with the PGN of a match never stopped; a
 //! rerun with other settings is refused, naming them; `--overwrite` starts
-//! over; the journal goes once the match is over).
+//! over; the journal goes once the match is over; a PGN written to a
+//! device has none).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -248,4 +249,21 @@ fn killed_match_resumes_to_the_games_of_a_match_never_stopped() {
     assert!(!log.contains("resuming"), "{log}");
     assert_eq!(log.lines().filter(|l| l.starts_with("game ")).count(), 8);
     assert!(!journal.exists());
+}
+
+#[test]
+fn games_written_to_a_device_have_no_journal_and_dash_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    openings_file(dir.path());
+    let out = run(engine_match(dir.path(), Path::new("/dev/null"), &[]));
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(!Path::new("/dev/null.journal").exists());
+    let out = run(engine_match(dir.path(), Path::new("-"), &[]));
+    assert!(!out.status.success());
+    assert!(
+        text(&out).contains("--pgn -: standard output carries"),
+        "{}",
+        text(&out)
+    );
+    assert!(!Path::new("-").exists() && !dir.path().join("-").exists());
 }
