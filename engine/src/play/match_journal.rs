@@ -8,7 +8,8 @@
 //! games are played and how), and each further line is one finished game
 //! (a [`GameReport`] as JSON), appended and handed to the operating system
 //! before the next game is counted. A kill therefore leaves a prefix of the
-//! games, at worst with one torn last line, which is dropped on resume.
+//! games, at worst with one torn last line, which is dropped on resume (a
+//! journal torn within its header holds no game and starts afresh).
 //!
 //! Reopening a journal whose identity differs from the match being started
 //! is refused with the differing settings named: a resume plays the same
@@ -133,6 +134,17 @@ impl MatchJournal {
             Ok(_) if !overwrite => return Self::resume(path, identity),
             Ok(_) | Err(_) => {}
         }
+        Self::create(path, identity)
+    }
+
+    fn create(
+        path: &Path,
+        identity: &MatchIdentity,
+    ) -> Result<(MatchJournal, Vec<GameReport>), JournalError> {
+        let io_error = |source| JournalError::Io {
+            path: path.to_path_buf(),
+            source,
+        };
         let mut file = File::create(path).map_err(io_error)?;
         let header = format!("{MAGIC}\n{}\n", identity_json(identity));
         file.write_all(header.as_bytes())
@@ -167,6 +179,10 @@ impl MatchJournal {
         // Only newline-terminated lines were fully written; a torn tail is
         // a game that did not make it and is dropped.
         let complete = text.rfind('\n').map_or(0, |i| i + 1);
+        if text[..complete].lines().count() < 2 {
+            // Killed while writing its header: no game was recorded.
+            return Self::create(path, identity);
+        }
         let mut lines = text[..complete].lines();
         if lines.next() != Some(MAGIC) {
             return Err(corrupt(1, format!("the first line is not {MAGIC:?}")));
