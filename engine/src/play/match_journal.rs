@@ -282,3 +282,41 @@ fn identity_differences(recorded: &MatchIdentity, ours: &MatchIdentity) -> Strin
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn identity(seed: &str) -> MatchIdentity {
+        MatchIdentity::from([("seed".to_string(), seed.to_string())])
+    }
+
+    #[test]
+    fn a_journal_torn_in_its_header_starts_afresh_and_one_complete_is_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("games.pgn.journal");
+        // Killed while the header was being written: no game, a fresh start.
+        std::fs::write(&path, format!("{MAGIC}\n{{\"se")).unwrap();
+        let (journal, games) = MatchJournal::open(&path, &identity("1"), false).unwrap();
+        assert!(games.is_empty());
+        drop(journal);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text, format!("{MAGIC}\n{{\"seed\":\"1\"}}\n"));
+        // A complete header of another match is refused, naming the setting.
+        let error = MatchJournal::open(&path, &identity("2"), false).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("seed: \"1\" in the journal, \"2\" now"),
+            "{error}"
+        );
+        // A complete line that is not a game is corruption (only an
+        // unterminated last line is a torn write, dropped).
+        std::fs::write(&path, format!("{MAGIC}\n{{\"seed\":\"1\"}}\nnot a game\n")).unwrap();
+        let error = MatchJournal::open(&path, &identity("1"), false).unwrap_err();
+        assert!(
+            error.to_string().contains("line 3: not a game record"),
+            "{error}"
+        );
+    }
+}
