@@ -80,7 +80,7 @@ cargo build --release -q -p engine
 engine=$target/release/engine
 player=(--name-a engine)
 label=${rev:-head}
-if [ -n "$params" ]; then
+if [ -n "$params" ] && [ -z "$rev" ]; then
     player=(--params-a "$params" --name-a "engine-$(basename "$params" .params)")
     label=$(basename "$params" .params)
 fi
