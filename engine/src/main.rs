@@ -894,12 +894,9 @@ fn run_match_command(args: &MatchArgs) -> Result<()> {
         entry.0.add(report.score_of_a());
         *entry.1.entry(opening.to_string()).or_default() += 1;
     };
+    played.iter().for_each(&mut count_family);
     if let (Some(journal), false) = (&journal, played.is_empty()) {
-        let mut standing = Standing::new(settings.repeat);
-        for report in &played {
-            standing.add(report, settings.repeat, settings.sprt.as_ref());
-            count_family(report);
-        }
+        let standing = Standing::of_games(&played, settings.repeat, settings.sprt.as_ref());
         say!(
             "resuming from {}: {} games played | {}",
             journal.path().display(),

@@ -29,6 +29,7 @@ use std::io::{BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
+use engine::runtime::fingerprint::{FNV_OFFSET, fnv1a};
 
 /// First line of every sidecar; changes when the format does.
 const SIDECAR_MAGIC: &str = "labeler-progress v1";
@@ -40,10 +41,6 @@ const COMPLETE_PREFIX: &str = "complete ";
 pub const SIDECAR_SUFFIX: &str = ".progress";
 /// How many leading bytes of each input are fingerprinted.
 const FINGERPRINT_BYTES: usize = 1 << 16;
-/// FNV-1a 64-bit parameters.
-const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-/// See [`FNV_OFFSET`].
-const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
 
 /// A job that failed for good, as recorded in the sidecar.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -198,9 +195,7 @@ impl RunIdentity {
             .take(FINGERPRINT_BYTES as u64)
             .read_to_end(&mut head)
             .with_context(|| format!("reading {}", path.display()))?;
-        let fingerprint = head.iter().fold(FNV_OFFSET, |h, &b| {
-            (h ^ u64::from(b)).wrapping_mul(FNV_PRIME)
-        });
+        let fingerprint = fnv1a(FNV_OFFSET, &head);
         self.lines.push(format!(
             "input {} bytes={size} head-fnv1a={fingerprint:016x}",
             path.display()

@@ -24,6 +24,7 @@ use engine::eval::Params;
 use engine::formats::bullet::{self, RECORD_BYTES, RecordReader};
 use engine::formats::input::open_input;
 use engine::formats::labeled::{GameResult, LabeledBlocks, LabeledPosition, LineBlock};
+use engine::runtime::fingerprint::file_fnv1a;
 use engine::runtime::ordered::{Flow, OrderedMap, WorkerPanicked};
 use engine::search::{SearchLimits, Searcher};
 use shakmaty::{Chess, Color, Position};
@@ -438,28 +439,8 @@ pub fn describe_inputs(stats: &LoadStats) -> Vec<String> {
             format!(
                 "{} ({n} positions, {})",
                 p.display(),
-                file_hash(p).map_or("unhashed".to_string(), |h| format!("fnv64 {h:016x}"))
+                file_fnv1a(p).map_or("unhashed".to_string(), |(_, h)| format!("fnv64 {h:016x}"))
             )
         })
         .collect()
-}
-
-/// FNV-1a over the file's bytes, read in blocks (the file may be larger
-/// than memory).
-fn file_hash(path: &Path) -> Option<u64> {
-    let mut file = std::fs::File::open(path).ok()?;
-    let mut buffer = vec![0u8; 1 << 16];
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    loop {
-        let n = match file.read(&mut buffer) {
-            Ok(0) => return Some(h),
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(_) => return None,
-        };
-        for &b in &buffer[..n] {
-            h ^= b as u64;
-            h = h.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
 }

@@ -18,19 +18,16 @@
 
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
-use std::io::{self, BufRead, BufReader, Read, Seek, SeekFrom, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use crate::play::match_runner::GameReport;
+use crate::runtime::fingerprint::file_fnv1a;
 
 /// First line of every journal; changes when the format does.
 const MAGIC: &str = "engine-match-journal v1";
 /// Suffix of a journal's file name, after the PGN's name.
 pub const JOURNAL_SUFFIX: &str = ".journal";
-/// FNV-1a 64-bit offset basis (file fingerprints).
-const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
-/// FNV-1a 64-bit prime.
-const FNV_PRIME: u64 = 0x0000_0100_0000_01b3;
 
 /// What defines a match, setting name to value: two runs with equal
 /// identities play the same games.
@@ -90,21 +87,16 @@ pub fn journal_path(pgn: &Path) -> PathBuf {
 /// # Errors
 /// When the file cannot be read.
 pub fn file_fingerprint(path: &Path) -> io::Result<String> {
-    let mut reader = BufReader::with_capacity(1 << 16, File::open(path)?);
-    let (mut hash, mut size) = (FNV_OFFSET, 0u64);
-    loop {
-        let chunk = reader.fill_buf()?;
-        if chunk.is_empty() {
-            break;
-        }
-        for &byte in chunk {
-            hash = (hash ^ u64::from(byte)).wrapping_mul(FNV_PRIME);
-        }
-        size += chunk.len() as u64;
-        let n = chunk.len();
-        reader.consume(n);
-    }
+    let (size, hash) = file_fnv1a(path)?;
     Ok(format!("{size} bytes, fnv {hash:016x}"))
+}
+
+/// The error of a failed read or write of the journal at `path`.
+fn io_error(path: &Path) -> impl Fn(io::Error) -> JournalError + '_ {
+    |source| JournalError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
 }
 
 impl MatchJournal {
@@ -121,13 +113,10 @@ impl MatchJournal {
         identity: &MatchIdentity,
         overwrite: bool,
     ) -> Result<(MatchJournal, Vec<GameReport>), JournalError> {
-        let io_error = |source| JournalError::Io {
-            path: path.to_path_buf(),
-            source,
-        };
+        let io = io_error(path);
         match std::fs::symlink_metadata(path) {
             Ok(meta) if !meta.file_type().is_file() => {
-                return Err(io_error(io::Error::other(
+                return Err(io(io::Error::other(
                     "not a regular file (a journal is written in place)",
                 )));
             }
@@ -141,15 +130,12 @@ impl MatchJournal {
         path: &Path,
         identity: &MatchIdentity,
     ) -> Result<(MatchJournal, Vec<GameReport>), JournalError> {
-        let io_error = |source| JournalError::Io {
-            path: path.to_path_buf(),
-            source,
-        };
-        let mut file = File::create(path).map_err(io_error)?;
+        let io = io_error(path);
+        let mut file = File::create(path).map_err(&io)?;
         let header = format!("{MAGIC}\n{}\n", identity_json(identity));
         file.write_all(header.as_bytes())
             .and_then(|()| file.sync_data())
-            .map_err(io_error)?;
+            .map_err(&io)?;
         Ok((
             MatchJournal {
                 path: path.to_path_buf(),
@@ -163,10 +149,7 @@ impl MatchJournal {
         path: &Path,
         identity: &MatchIdentity,
     ) -> Result<(MatchJournal, Vec<GameReport>), JournalError> {
-        let io_error = |source| JournalError::Io {
-            path: path.to_path_buf(),
-            source,
-        };
+        let io = io_error(path);
         let corrupt = |line: usize, reason: String| JournalError::Corrupt {
             path: path.to_path_buf(),
             line,
@@ -175,7 +158,7 @@ impl MatchJournal {
         let mut text = String::new();
         File::open(path)
             .and_then(|mut f| f.read_to_string(&mut text))
-            .map_err(io_error)?;
+            .map_err(&io)?;
         // Only newline-terminated lines were fully written; a torn tail is
         // a game that did not make it and is dropped.
         let complete = text.rfind('\n').map_or(0, |i| i + 1);
@@ -213,12 +196,12 @@ impl MatchJournal {
                 f.set_len(complete as u64)?;
                 Ok(f)
             })
-            .map_err(io_error)?;
+            .map_err(&io)?;
         let mut journal = MatchJournal {
             path: path.to_path_buf(),
             file,
         };
-        journal.file.seek(SeekFrom::End(0)).map_err(io_error)?;
+        journal.file.seek(SeekFrom::End(0)).map_err(&io)?;
         Ok((journal, games))
     }
 
@@ -228,18 +211,13 @@ impl MatchJournal {
     /// # Errors
     /// When writing fails.
     pub fn record(&mut self, report: &GameReport) -> Result<(), JournalError> {
-        let mut line = serde_json::to_string(report).map_err(|e| JournalError::Io {
-            path: self.path.clone(),
-            source: io::Error::other(e),
-        })?;
+        let io = io_error(&self.path);
+        let mut line = serde_json::to_string(report).map_err(|e| io(io::Error::other(e)))?;
         line.push('\n');
         self.file
             .write_all(line.as_bytes())
             .and_then(|()| self.file.flush())
-            .map_err(|source| JournalError::Io {
-                path: self.path.clone(),
-                source,
-            })
+            .map_err(&io)
     }
 
     /// The journal's path.
@@ -253,10 +231,7 @@ impl MatchJournal {
     /// When the file cannot be removed.
     pub fn remove(self) -> Result<(), JournalError> {
         drop(self.file);
-        std::fs::remove_file(&self.path).map_err(|source| JournalError::Io {
-            path: self.path,
-            source,
-        })
+        std::fs::remove_file(&self.path).map_err(io_error(&self.path))
     }
 }
 

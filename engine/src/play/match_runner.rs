@@ -352,6 +352,15 @@ impl Standing {
         }
     }
 
+    /// The standing after `games`, counted in the order given.
+    pub fn of_games(games: &[GameReport], repeat: usize, sprt: Option<&Sprt>) -> Self {
+        let mut standing = Standing::new(repeat);
+        for report in games {
+            standing.add(report, repeat, sprt);
+        }
+        standing
+    }
+
     /// Counts a finished game, and its pair once both games are in.
     pub fn add(&mut self, report: &GameReport, repeat: usize, sprt: Option<&Sprt>) {
         let score = report.score_of_a();
@@ -738,7 +747,6 @@ pub fn resume_match(
         })?;
     }
     let (first, end) = (settings.first_game, settings.first_game + settings.games);
-    let mut standing = Standing::new(settings.repeat);
     let mut done = BTreeSet::new();
     for report in played {
         if !(first..end).contains(&report.index) || !done.insert(report.index) {
@@ -754,8 +762,8 @@ pub fn resume_match(
                 end
             )));
         }
-        standing.add(report, settings.repeat, settings.sprt.as_ref());
     }
+    let mut standing = Standing::of_games(played, settings.repeat, settings.sprt.as_ref());
     let mut games_played = played.len();
     let decided = standing.sprt.is_some_and(|d| d != SprtDecision::Continue);
     let next_game = AtomicUsize::new(first);

@@ -9,12 +9,14 @@
 //! * [`progress`] — the progress bar (input bytes, or a spinner), shown only
 //!   on a terminal;
 //! * [`summary`] — the JSON summary written with `--summary FILE`;
-//! * [`exit`] — how a failure ends a tool (a closed pipe is a quiet stop).
+//! * [`exit`] — how a failure ends a tool (a closed pipe is a quiet stop);
+//! * [`fingerprint`] — FNV-1a hashes that recognise a run's input files.
 //!
 //! The runtime uses the core and the formats; [`crate::play`] and the tools
 //! use it.
 
 pub mod exit;
+pub mod fingerprint;
 pub mod interrupt;
 pub mod ordered;
 pub mod progress;
