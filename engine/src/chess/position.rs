@@ -241,6 +241,15 @@ pub fn key_after(before: &Chess, before_key: u64, m: &Move, after: &Chess) -> u6
     hash_after(before, before_key, m, after, KEY_EP_MODE)
 }
 
+/// The key of the position reached by playing `m` in `before` (whose key is
+/// `before_key`) where it can be updated without playing the move: `None`
+/// for the moves [`key_after`] recomputes the key of.
+pub fn key_update(before: &Chess, before_key: u64, m: &Move) -> Option<u64> {
+    before
+        .update_zobrist_hash::<Zobrist64>(Zobrist64(before_key), *m, KEY_EP_MODE)
+        .map(|z| z.0)
+}
+
 /// The Zobrist hash of `after` under `mode`, updated from `before`'s where
 /// shakmaty can, recomputed otherwise.
 fn hash_after(

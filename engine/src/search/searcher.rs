@@ -29,7 +29,7 @@ use super::score::{DRAW_SCORE, INFINITY, MATE_BOUND, MATE_SCORE, MAX_PLY, mate_i
 use super::timeman::{Clock, DEFAULT_MOVE_OVERHEAD, Deadline, TimeBudget};
 use super::tt::{Bound, TranspositionTable, TtAllocError, encode_move};
 use crate::chess::movegen::{CheckInfo, tactical_moves};
-use crate::chess::position::{key, key_after};
+use crate::chess::position::{key, key_update};
 use crate::eval::{PackedParams, Params, evaluate_packed};
 
 /// Stored as static evaluation when the side to move is in check.
@@ -386,9 +386,23 @@ impl Worker {
 
     /// Plays `m` from `pos`, pushing the child's key on the key stack.
     fn make(&mut self, pos: &Chess, m: Move) -> Chess {
+        // The child's table bucket is requested as early as its key is
+        // known, so that the memory access overlaps making the move.
+        let incremental = key_update(pos, *self.keys.last().expect("root key"), &m);
+        if let Some(k) = incremental
+            && self.use_tt
+        {
+            self.tt.prefetch(k);
+        }
         let mut child = pos.clone();
         child.play_unchecked(m);
-        let k = key_after(pos, *self.keys.last().expect("root key"), &m, &child);
+        let k = incremental.unwrap_or_else(|| {
+            let k = key(&child);
+            if self.use_tt {
+                self.tt.prefetch(k);
+            }
+            k
+        });
         self.keys.push(k);
         child
     }
