@@ -1,7 +1,9 @@
 //! Time management: how much of the clock one move may use.
 //!
 //! A search gets two limits: the *soft* limit, after which no new iteration
-//! is started (scaled by how stable the best move is), and the *hard* limit,
+//! is started (scaled by how stable the best move is, under a clock; a fixed
+//! time per move is spent whole, as UCI's `go movetime` asks), and the
+//! *hard* limit,
 //! at which the search is aborted wherever it is. Invariant: the hard limit
 //! never exceeds the time left minus the move overhead (and a safety share of
 //! the remaining time), so a search that honours it cannot lose on time, even
@@ -35,6 +37,9 @@ pub struct TimeBudget {
     pub soft: Duration,
     /// Abort the search at this point.
     pub hard: Duration,
+    /// Whether the soft limit may be scaled by the best move's stability:
+    /// yes under a clock, no for a fixed time per move (it is all used).
+    pub scalable: bool,
 }
 
 impl TimeBudget {
@@ -65,13 +70,21 @@ impl TimeBudget {
         let hard = percent_of(soft, params.tm_hard_over_soft_percent)
             .min(hard_cap)
             .max(soft);
-        TimeBudget { soft, hard }
+        TimeBudget {
+            soft,
+            hard,
+            scalable: true,
+        }
     }
 
     /// The budget for a fixed time per move.
     pub fn for_movetime(movetime: Duration, overhead: Duration) -> TimeBudget {
         let t = movetime.saturating_sub(overhead).max(MIN_THINK);
-        TimeBudget { soft: t, hard: t }
+        TimeBudget {
+            soft: t,
+            hard: t,
+            scalable: false,
+        }
     }
 }
 
@@ -105,10 +118,11 @@ impl Deadline {
 
     /// Whether a new iteration should not be started; `scale` stretches the
     /// soft limit (above 1 when the best move is unstable), capped by the
-    /// hard limit.
+    /// hard limit, where the budget is scalable.
     pub fn soft_expired(&self, scale: f64) -> bool {
         self.budget.is_some_and(|b| {
-            let soft = b.soft.mul_f64(scale.max(0.0)).min(b.hard);
+            let scale = if b.scalable { scale.max(0.0) } else { 1.0 };
+            let soft = b.soft.mul_f64(scale).min(b.hard);
             self.elapsed() >= soft
         })
     }
@@ -117,6 +131,31 @@ impl Deadline {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fixed_time_is_spent_whole_a_clock_budget_scales() {
+        let movetime = TimeBudget::for_movetime(Duration::from_millis(200), Duration::ZERO);
+        let clock = TimeBudget::for_clock(
+            &Clock {
+                time_left: Duration::from_secs(10),
+                increment: Duration::from_millis(100),
+                moves_to_go: None,
+            },
+            DEFAULT_MOVE_OVERHEAD,
+            &SearchParams::default(),
+        );
+        let started = |budget: TimeBudget, elapsed: Duration| Deadline {
+            start: Instant::now() - elapsed,
+            budget: Some(budget),
+        };
+        // A stable best move (scale 0.5) ends a clock search at half its
+        // soft limit, not a fixed-time one before its time is up.
+        let half_clock = clock.soft.mul_f64(0.6);
+        assert!(started(clock, half_clock).soft_expired(0.5));
+        assert!(!started(clock, half_clock).soft_expired(1.0));
+        assert!(!started(movetime, Duration::from_millis(150)).soft_expired(0.5));
+        assert!(started(movetime, Duration::from_millis(200)).soft_expired(0.5));
+    }
 
     #[test]
     fn hard_limit_leaves_time_on_the_clock() {
