@@ -8,8 +8,8 @@ use std::path::Path;
 use engine::chess::position::fen_of;
 use engine::chess::position::{mirrored, parse_fen};
 use engine::eval::{
-    self, DEFAULT_PARAMS, NUM_ENTRIES, PackedParams, Params, codegen, evaluate, evaluate_packed,
-    schema, trace,
+    self, DEFAULT_PARAMS, NUM_ENTRIES, PackedParams, Params, PawnKingCache, codegen, evaluate,
+    evaluate_packed, evaluate_packed_memo, schema, trace,
 };
 use engine::formats::labeled::LabeledReader;
 use engine::formats::params_file;
@@ -91,6 +91,31 @@ fn trace_dot_params_equals_evaluate_exactly() {
             evaluate(pos, &DEFAULT_PARAMS)
         );
         assert_eq!(evaluate_packed(pos, &packed_random), evaluate(pos, &random));
+    }
+}
+
+#[test]
+fn the_pawn_king_memo_changes_no_evaluation() {
+    // Real positions share pawn structures, so a memo sees hits, misses
+    // and slots taken over by other structures; with random weights (so
+    // that every term counts) and a memo cleared when they change, every
+    // value is the plain packed evaluation's.
+    let positions = real_positions();
+    let mut rng = ChaCha8Rng::seed_from_u64(3);
+    let mut memo = PawnKingCache::new();
+    for params in [DEFAULT_PARAMS, random_params(&mut rng)] {
+        memo.clear();
+        let packed = PackedParams::new(&params);
+        for pass in 0..2 {
+            for pos in &positions {
+                assert_eq!(
+                    evaluate_packed_memo(pos, &packed, &mut memo),
+                    evaluate_packed(pos, &packed),
+                    "pass {pass}: {}",
+                    fen_of(pos)
+                );
+            }
+        }
     }
 }
 

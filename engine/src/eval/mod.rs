@@ -18,12 +18,14 @@
 pub mod codegen;
 pub mod danger;
 pub mod params;
+pub mod pawn_king;
 pub mod schema;
 pub mod terms;
 
 use shakmaty::{Chess, Color, Position};
 
 pub use danger::DangerCounts;
+pub use pawn_king::{PawnKingCache, PawnKingKey};
 pub use schema::{BLOCKS, Block, BlockInfo, Group, Layout, NUM_ENTRIES};
 pub use terms::{MAX_PHASE, SCALE_NORMAL, TaperInfo};
 
@@ -128,6 +130,23 @@ pub trait Accumulator {
     /// Records the king-danger term of `color`'s attack on the enemy king
     /// (see [`danger`]): it counts for `color`.
     fn king_danger(&mut self, color: Color, counts: &DangerCounts);
+
+    /// Records the terms `terms` adds, which depend only on the pawns and
+    /// kings of `key`, and returns what it returns (each side's passed
+    /// pawns). A play accumulator may add a memoised sum instead of running
+    /// it (see [`pawn_king`]); the others run it.
+    #[inline(always)]
+    fn pawn_king_terms(
+        &mut self,
+        key: &PawnKingKey,
+        terms: impl FnOnce(&mut Self) -> [u64; 2],
+    ) -> [u64; 2]
+    where
+        Self: Sized,
+    {
+        let _ = key;
+        terms(self)
+    }
 }
 
 /// Play-mode accumulator: sums the weights directly.
@@ -197,10 +216,12 @@ fn unpack(sum: i64) -> (i32, i32) {
     (mg, eg)
 }
 
-/// Play-mode accumulator over packed weights.
+/// Play-mode accumulator over packed weights, with the memo of the
+/// pawn-and-king terms when it has one.
 struct PackedSum<'a> {
     weights: &'a [i64; NUM_ENTRIES],
     sum: i64,
+    memo: Option<&'a mut PawnKingCache>,
 }
 
 impl Accumulator for PackedSum<'_> {
@@ -219,13 +240,52 @@ impl Accumulator for PackedSum<'_> {
             Color::Black => self.sum.wrapping_sub(v),
         };
     }
+
+    #[inline(always)]
+    fn pawn_king_terms(
+        &mut self,
+        key: &PawnKingKey,
+        terms: impl FnOnce(&mut Self) -> [u64; 2],
+    ) -> [u64; 2] {
+        let Some(memo) = self.memo.take() else {
+            return terms(self);
+        };
+        let passed = match memo.get(key) {
+            Some((sum, passed)) => {
+                self.sum = self.sum.wrapping_add(sum);
+                passed
+            }
+            None => {
+                // Wrapping sums: the difference is exactly what the terms
+                // added, whatever came before.
+                let before = self.sum;
+                let passed = terms(self);
+                memo.put(key, self.sum.wrapping_sub(before), passed);
+                passed
+            }
+        };
+        self.memo = Some(memo);
+        passed
+    }
 }
 
 /// [`evaluate`] with packed weights (what the search uses); the same value.
 pub fn evaluate_packed(pos: &Chess, params: &PackedParams) -> i32 {
+    packed_evaluation(pos, params, None)
+}
+
+/// [`evaluate_packed`] with a memo of the pawn-and-king terms, which must
+/// have been filled under the same `params` (or be empty); the same value.
+pub fn evaluate_packed_memo(pos: &Chess, params: &PackedParams, memo: &mut PawnKingCache) -> i32 {
+    packed_evaluation(pos, params, Some(memo))
+}
+
+#[inline(always)]
+fn packed_evaluation(pos: &Chess, params: &PackedParams, memo: Option<&mut PawnKingCache>) -> i32 {
     let mut acc = PackedSum {
         weights: &params.packed,
         sum: 0,
+        memo,
     };
     let info = terms::evaluate_terms(pos, &mut acc);
     let (mg, eg) = unpack(acc.sum);

@@ -20,7 +20,7 @@ use shakmaty::attacks::{
 use shakmaty::{Bitboard, Board, Color, Position, Role, Square};
 
 use super::schema::{self, Block, Group, blocks};
-use super::{Accumulator, DangerCounts};
+use super::{Accumulator, DangerCounts, PawnKingKey};
 
 /// Game-phase weight of each piece type (pawn … king); a full board is
 /// [`MAX_PHASE`].
@@ -206,9 +206,24 @@ pub fn evaluate_terms<P: Position, A: Accumulator>(pos: &P, acc: &mut A) -> Tape
     // finished here.
     king_danger(board, occupied, &sides[0], &sides[1], danger_white, acc);
     king_danger(board, occupied, &sides[1], &sides[0], danger_black, acc);
-    for (us, them) in [(&sides[0], &sides[1]), (&sides[1], &sides[0])] {
-        pawn_structure(board, occupied, us, them, acc);
-        king_shelter(us, them, acc);
+    // The terms of the pawns and the kings' squares alone, which a play
+    // accumulator may take from its memo of the same pawns and kings.
+    let key = PawnKingKey::new(
+        [sides[0].pawns, sides[1].pawns],
+        [sides[0].king, sides[1].king],
+    );
+    let passed = acc.pawn_king_terms(&key, |acc| {
+        [
+            pawn_king_terms(&sides[0], &sides[1], acc),
+            pawn_king_terms(&sides[1], &sides[0], acc),
+        ]
+    });
+    for (i, (us, them)) in [(&sides[0], &sides[1]), (&sides[1], &sides[0])]
+        .into_iter()
+        .enumerate()
+    {
+        passed_pawn_terms(board, occupied, us, them, passed[i], acc);
+        king_flank_attacks(us, them, acc);
         threats(board, occupied, us, them, acc);
         space(us, them, acc);
     }
@@ -495,18 +510,16 @@ fn relative_ranks_mask(color: Color, low: usize, high: usize) -> u64 {
 
 /// Pawn structure, computed set-wise; only passed pawns are visited one by
 /// one.
-fn pawn_structure<A: Accumulator>(
-    board: &Board,
-    occupied: u64,
-    us: &Side,
-    them: &Side,
-    acc: &mut A,
-) {
+/// The pawn-structure and king-shelter terms of `us` that depend on nothing
+/// but the pawns and the two kings' squares (see [`PawnKingKey`]); returns
+/// `us`'s passed pawns, for [`passed_pawn_terms`].
+fn pawn_king_terms<A: Accumulator>(us: &Side, them: &Side, acc: &mut A) -> u64 {
+    king_shelter(us, them, acc);
     let color = us.color;
     let s = sign(color);
     let pawns = us.pawns;
     if pawns == 0 {
-        return;
+        return 0;
     }
     let within = &WITHIN_DISTANCE[us.king as usize];
     let nearest = (1..8).find(|&d| pawns & within[d] != 0).unwrap_or(7);
@@ -560,16 +573,45 @@ fn pawn_structure<A: Accumulator>(
 
     // Passed: no enemy pawn in front on this or an adjacent file, and the
     // front-most own pawn of its file.
-    let rooks = (board.rooks() & board.by_color(color)).0;
     let enemy_front = them.pawns | sideways(them.pawns);
     let blocked_by_enemy = fill_backward(color, backward(color, enemy_front));
-    let mut passed = pawns & !blocked_by_enemy & !behind_own;
+    let passed = pawns & !blocked_by_enemy & !behind_own;
+    let mut rest = passed;
+    while rest != 0 {
+        let sq = Square::new(rest.trailing_zeros());
+        rest &= rest - 1;
+        let rank = relative_rank(color, sq);
+        acc.add(blocks::passed_rank.at(rank), s);
+        let stop_bit = forward(color, 1u64 << sq as u32);
+        if stop_bit != 0 {
+            let stop = Square::new(stop_bit.trailing_zeros());
+            let own = us.king.distance(stop) as i32;
+            let enemy = them.king.distance(stop) as i32;
+            acc.add(blocks::passed_own_king_distance.at(rank), s * own);
+            acc.add(blocks::passed_enemy_king_distance.at(rank), s * enemy);
+        }
+    }
+    passed
+}
+
+/// The terms of `us`'s passed pawns that depend on the pieces: a rook
+/// behind, a free or safe path, a piece on the stop square.
+fn passed_pawn_terms<A: Accumulator>(
+    board: &Board,
+    occupied: u64,
+    us: &Side,
+    them: &Side,
+    mut passed: u64,
+    acc: &mut A,
+) {
+    let color = us.color;
+    let s = sign(color);
+    let rooks = (board.rooks() & board.by_color(color)).0;
     while passed != 0 {
         let sq = Square::new(passed.trailing_zeros());
         passed &= passed - 1;
         let rank = relative_rank(color, sq);
         let bit = 1u64 << sq as u32;
-        acc.add(blocks::passed_rank.at(rank), s);
         if fill_backward(color, backward(color, bit)) & rooks != 0 {
             acc.add(blocks::passed_rook_behind.one(), s);
         }
@@ -580,20 +622,14 @@ fn pawn_structure<A: Accumulator>(
         if path & them.attacked == 0 {
             acc.add(blocks::passed_safe_path.at(rank), s);
         }
-        let stop_bit = forward(color, bit);
-        if stop_bit != 0 {
-            let stop = Square::new(stop_bit.trailing_zeros());
-            if them.pieces & stop_bit != 0 {
-                acc.add(blocks::passed_blocked.at(rank), s);
-            }
-            let own = us.king.distance(stop) as i32;
-            let enemy = them.king.distance(stop) as i32;
-            acc.add(blocks::passed_own_king_distance.at(rank), s * own);
-            acc.add(blocks::passed_enemy_king_distance.at(rank), s * enemy);
+        if them.pieces & forward(color, bit) != 0 {
+            acc.add(blocks::passed_blocked.at(rank), s);
         }
     }
 }
 
+/// Pawn shield, pawn storm, the king's file and a pawnless flank: the
+/// pawns and the king's square only.
 fn king_shelter<A: Accumulator>(us: &Side, them: &Side, acc: &mut A) {
     let color = us.color;
     let s = sign(color);
@@ -637,15 +673,19 @@ fn king_shelter<A: Accumulator>(us: &Side, them: &Side, acc: &mut A) {
         2
     };
     acc.add(blocks::king_file.at(open), s);
+    if KING_FLANK[king_file as usize] & (us.pawns | them.pawns) == 0 {
+        acc.add(blocks::king_pawnless_flank.one(), s);
+    }
+}
 
-    let flank = KING_FLANK[king_file as usize];
-    let camp = relative_ranks_mask(color, 0, 4);
+/// Squares of `us`'s king flank, on its first five ranks, that the enemy
+/// attacks.
+fn king_flank_attacks<A: Accumulator>(us: &Side, them: &Side, acc: &mut A) {
+    let flank = KING_FLANK[us.king.file() as usize];
+    let camp = relative_ranks_mask(us.color, 0, 4);
     let n = (them.attacked & flank & camp).count_ones() as i32;
     if n != 0 {
-        acc.add(blocks::king_flank_attacks.one(), s * n);
-    }
-    if flank & (us.pawns | them.pawns) == 0 {
-        acc.add(blocks::king_pawnless_flank.one(), s);
+        acc.add(blocks::king_flank_attacks.one(), sign(us.color) * n);
     }
 }
 

@@ -30,7 +30,7 @@ use super::timeman::{Clock, DEFAULT_MOVE_OVERHEAD, Deadline, TimeBudget};
 use super::tt::{Bound, TranspositionTable, TtAllocError, encode_move};
 use crate::chess::movegen::{CheckInfo, tactical_moves};
 use crate::chess::position::{key, key_update};
-use crate::eval::{PackedParams, Params, evaluate_packed};
+use crate::eval::{PackedParams, Params, PawnKingCache, evaluate_packed_memo};
 
 /// Stored as static evaluation when the side to move is in check.
 const EVAL_NONE: i32 = -INFINITY;
@@ -173,6 +173,8 @@ struct Worker {
     id: usize,
     /// The evaluation weights, packed for play (see [`PackedParams`]).
     params: PackedParams,
+    /// The memo of the pawn-and-king terms under `params`.
+    pawn_king: PawnKingCache,
     /// The search parameters.
     sp: SearchParams,
     tt: Arc<TranspositionTable>,
@@ -270,6 +272,7 @@ impl Worker {
         Worker {
             id,
             params: PackedParams::new(params),
+            pawn_king: PawnKingCache::new(),
             sp,
             tt,
             tables: OrderingTables::new(),
@@ -303,8 +306,9 @@ impl Worker {
         }
     }
 
-    fn evaluate(&self, pos: &Chess) -> i32 {
-        evaluate_packed(pos, &self.params).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
+    fn evaluate(&mut self, pos: &Chess) -> i32 {
+        evaluate_packed_memo(pos, &self.params, &mut self.pawn_king)
+            .clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
     }
 
     /// Step 0. Every few nodes: publish the node count and see whether a
@@ -1225,6 +1229,7 @@ impl Searcher {
         let packed = PackedParams::new(&params);
         for w in &mut self.workers {
             w.params = packed.clone();
+            w.pawn_king.clear();
         }
         self.new_game();
     }

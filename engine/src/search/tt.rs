@@ -216,7 +216,7 @@ impl TranspositionTable {
         // The allocator aligns to 16 bytes (one entry); skip up to three
         // entries so that every bucket is one cache line, not two halves.
         let address = entries.as_ptr() as usize;
-        let first = if address % ENTRY_BYTES == 0 {
+        let first = if address.is_multiple_of(ENTRY_BYTES) {
             (CACHE_LINE_BYTES - address % CACHE_LINE_BYTES) % CACHE_LINE_BYTES / ENTRY_BYTES
         } else {
             0
@@ -432,7 +432,7 @@ mod tests {
                 address % CACHE_LINE_BYTES
             };
             // The allocator aligns to 16 bytes, so every bucket starts a line.
-            if tt.entries.as_ptr() as usize % ENTRY_BYTES == 0 {
+            if (tt.entries.as_ptr() as usize).is_multiple_of(ENTRY_BYTES) {
                 for key in [0, 1 << 40, u64::MAX / 3, u64::MAX] {
                     assert_eq!(line(key), 0, "{megabytes} MB, key {key:#x}");
                 }
