@@ -238,7 +238,7 @@ pub fn key(pos: &Chess) -> u64 {
 /// recomputed otherwise (king and castling-rights moves, double pushes,
 /// positions with an en-passant square).
 pub fn key_after(before: &Chess, before_key: u64, m: &Move, after: &Chess) -> u64 {
-    hash_after(before, before_key, m, after, KEY_EP_MODE)
+    key_update(before, before_key, m).unwrap_or_else(|| key(after))
 }
 
 /// The key of the position reached by playing `m` in `before` (whose key is

@@ -7,9 +7,9 @@
 //! simply a miss — no locks, and no `unsafe` but a prefetch hint. Entries
 //! live in buckets of [`BUCKET_SIZE`], one cache line each (the table
 //! starts its first bucket on a line boundary, so a probe touches one line,
-//! which [`TranspositionTable::prefetch`] can request ahead); a store replaces the entry of the same position, else the
-//! least valuable one by depth minus an age penalty (depth-preferred with
-//! aging). Mate scores are stored relative to the node ("mate in n from
+//! which [`TranspositionTable::prefetch`] can request ahead); a store
+//! replaces the entry of the same position, else the least valuable one by
+//! depth minus an age penalty (depth-preferred with aging). Mate scores are stored relative to the node ("mate in n from
 //! here") and converted back to the root distance on probe, see
 //! [`score_to_tt`] and [`score_from_tt`]. The best move is stored as a 16-bit
 //! code ([`encode_move`]) and must be matched against the legal moves of the
