@@ -508,11 +508,10 @@ fn relative_ranks_mask(color: Color, low: usize, high: usize) -> u64 {
     }
 }
 
-/// Pawn structure, computed set-wise; only passed pawns are visited one by
-/// one.
 /// The pawn-structure and king-shelter terms of `us` that depend on nothing
 /// but the pawns and the two kings' squares (see [`PawnKingKey`]); returns
-/// `us`'s passed pawns, for [`passed_pawn_terms`].
+/// `us`'s passed pawns, for [`passed_pawn_terms`]. The structure is computed
+/// set-wise; only passed pawns are visited one by one.
 fn pawn_king_terms<A: Accumulator>(us: &Side, them: &Side, acc: &mut A) -> u64 {
     king_shelter(us, them, acc);
     let color = us.color;
