@@ -9,7 +9,7 @@
 //!   progress bars, JSON summaries — uses the core and the formats;
 //! * [`play`] — game rules, players, UCI client, matches, Elo — uses the
 //!   core, the formats and the runtime;
-//! * on top: the UCI front end ([`uci`]) and the benchmark ([`bench`]).
+//! * on top: the UCI front end ([`uci`]) and the benchmark ([`bench`](mod@crate::bench)).
 //!
 //! `engine/tests/layers.rs` enforces the direction and the absence of module
 //! cycles in the core. The most used items are re-exported here.

@@ -1,7 +1,7 @@
 //! The parameter declaration: the single list of every tunable weight of the
 //! evaluation, and of the groups they belong to.
 //!
-//! Each line of [`declare_params!`] below declares one *block*: a name, a
+//! Each line of `declare_params!` below declares one *block*: a name, a
 //! length, a group, bounds, a layout, optionally the piece type it belongs
 //! to, and its declared default. Everything else is derived from it: the
 //! flat entry indices ([`blocks`]), the [`BLOCKS`] table of names and bounds

@@ -2,7 +2,7 @@
 //! margins and depths, reductions, extensions, history bonuses) and of time
 //! management, declared once.
 //!
-//! Each line of the [`declare_search_params!`] invocation below declares one
+//! Each line of the `declare_search_params!` invocation below declares one
 //! parameter: its name, default, range and SPSA step (the perturbation
 //! `c_end` of OpenBench's SPSA at the end of a tune), with its documentation.
 //! From it come the [`SearchParams`] struct the searcher reads, its
