@@ -393,22 +393,25 @@ impl Worker {
         // The child's table bucket is requested as early as its key is
         // known, so that the memory access overlaps making the move.
         let incremental = key_update(pos, *self.keys.last().expect("root key"), &m);
-        if let Some(k) = incremental
-            && self.use_tt
-        {
-            self.tt.prefetch(k);
+        if let Some(k) = incremental {
+            self.prefetch(k);
         }
         let mut child = pos.clone();
         child.play_unchecked(m);
         let k = incremental.unwrap_or_else(|| {
             let k = key(&child);
-            if self.use_tt {
-                self.tt.prefetch(k);
-            }
+            self.prefetch(k);
             k
         });
         self.keys.push(k);
         child
+    }
+
+    /// Prefetches the table bucket of `key` when the search uses the table.
+    fn prefetch(&self, key: u64) {
+        if self.use_tt {
+            self.tt.prefetch(key);
+        }
     }
 
     fn unmake(&mut self) {
