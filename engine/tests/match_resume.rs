@@ -4,7 +4,8 @@
 //! journal line, the rerun ends with the PGN of a match never stopped; a
 //! rerun with other settings is refused, naming them; `--overwrite` starts
 //! over; the journal goes once the match is over; a PGN written to a
-//! device has none).
+//! device has none; a terminal's Ctrl-C abandons the games in progress and
+//! does not reach the external engines, so no forfeit is journaled).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -266,4 +267,91 @@ fn games_written_to_a_device_have_no_journal_and_dash_is_refused() {
         text(&out)
     );
     assert!(!Path::new("-").exists() && !dir.path().join("-").exists());
+}
+
+/// A process's parent and process group, from `/proc/PID/stat` (the
+/// fields after the command name in parentheses: state, parent, group);
+/// `None` once it is gone.
+fn parent_and_group(pid: u32) -> Option<(u32, u32)> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let mut fields = stat[stat.rfind(')')? + 2..].split(' ').skip(1);
+    Some((fields.next()?.parse().ok()?, fields.next()?.parse().ok()?))
+}
+
+/// The running children of process `parent`.
+fn children_of(parent: u32) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse().ok())
+        .filter(|&pid| parent_and_group(pid).is_some_and(|(p, _)| p == parent))
+        .collect()
+}
+
+#[test]
+fn ctrl_c_to_the_terminal_abandons_the_game_instead_of_forfeiting_it() {
+    // A terminal's Ctrl-C signals its whole foreground process group. The
+    // match runs in a group of its own here, so the signal reaches the
+    // match and whatever shares its group, and nothing of the test's.
+    let dir = tempfile::tempdir().unwrap();
+    openings_file(dir.path());
+    let pgn = dir.path().join("games.pgn");
+    let journal = dir.path().join("games.pgn.journal");
+    let ours = env!("CARGO_BIN_EXE_engine");
+    let external = ["--engine-a", ours, "--engine-b", ours];
+    let mut command = engine_match(dir.path(), &pgn, &external);
+    std::os::unix::process::CommandExt::process_group(&mut command, 0);
+    let mut child = command
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let group = child.id();
+    assert_eq!(
+        parent_and_group(group).unwrap().1,
+        group,
+        "a group of its own"
+    );
+    assert_ne!(parent_and_group(std::process::id()).unwrap().1, group);
+    let started = Instant::now();
+    let games_in = |path: &Path| {
+        std::fs::read_to_string(path).map_or(0, |t| t.lines().count().saturating_sub(2))
+    };
+    while games_in(&journal) < 2 {
+        assert!(child.try_wait().unwrap().is_none(), "the match ended early");
+        assert!(started.elapsed() < Duration::from_secs(120), "no games");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // The engines were moved out of the match's group: a terminal's Ctrl-C
+    // does not reach them.
+    let engines = children_of(group);
+    assert_eq!(engines.len(), 2, "the two engines run");
+    for engine in engines {
+        assert_ne!(parent_and_group(engine).unwrap().1, group);
+    }
+    // Mid-game: the engines are searching or between moves.
+    std::thread::sleep(Duration::from_millis(30));
+    let status = Command::new("kill")
+        .args(["-s", "INT", "--", &format!("-{group}")])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let out = child.wait_with_output().unwrap();
+    let log = text(&out);
+    assert_eq!(out.status.code(), Some(130), "{log}");
+    let kept = std::fs::read_to_string(&journal).unwrap();
+    assert!(
+        !kept.contains("Forfeit"),
+        "a forfeit was journaled:\n{kept}"
+    );
+
+    // The resumed match plays the rest without a forfeit either.
+    let out = run(engine_match(dir.path(), &pgn, &external));
+    let log = text(&out);
+    assert!(out.status.success(), "{log}");
+    let games = std::fs::read_to_string(&pgn).unwrap();
+    assert_eq!(games.matches("[Event ").count(), 8);
+    assert!(
+        !games.contains("forfeit") && !games.contains("abandoned"),
+        "{games}"
+    );
 }

@@ -25,8 +25,10 @@
 //! increment; a move that takes longer than the time left loses on time. A
 //! failing external engine (illegal move, crash, hang, no move in time)
 //! loses the game with the reason recorded, is killed, and is restarted for
-//! its next game: the match continues. Games are reproducible with a node or
-//! depth budget and one game at a time (with in-process players).
+//! its next game: the match continues; a failure seen while the match is
+//! being stopped abandons the game instead (the stop may have caused it).
+//! Games are reproducible with a node or depth budget and one game at a
+//! time (with in-process players).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
@@ -611,6 +613,10 @@ fn play_match_game(
     let (result, end) = match outcome {
         Ok(o) => (o.result, GameEnd::Rules(o.termination)),
         Err(Interruption::Aborted) => return None,
+        // The signal that stops the match may have ended an engine too (sent
+        // to it by hand, or to a group it was moved into): a failure seen
+        // while stopping is not the engine's, and the game is abandoned.
+        Err(Interruption::Forfeit(..)) if stopped() => return None,
         Err(Interruption::Forfeit(color, reason, detail)) => (
             GameResult::win_for(!color),
             GameEnd::Forfeit {

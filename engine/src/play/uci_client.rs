@@ -5,6 +5,13 @@
 //! kills the process; [`UciPlayer::restart`] (or a new [`UciPlayer::start`])
 //! launches a fresh one.
 //!
+//! Each engine runs in a process group of its own, so that a terminal's
+//! Ctrl-C (sent to the whole foreground group) reaches the tool, which stops
+//! tidily and then ends its engines, and not the engines themselves, whose
+//! death mid-game would otherwise be recorded as a crash. An engine whose
+//! tool is killed outright sees its input close and exits (every UCI engine
+//! the project plays against does).
+//!
 //! The engine's standard output is read by a helper thread that forwards
 //! lines over a channel; waiting on the channel with a deadline is the hang
 //! detection (a child that closes its output is a crash). The engine only
@@ -12,6 +19,7 @@
 //! under a clock or a movetime may take that long on top of the timeout.
 
 use std::io::{BufRead, BufReader, Write};
+use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
@@ -189,6 +197,7 @@ impl UciPlayer {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
+            .process_group(0)
             .spawn()
             .map_err(|e| PlayerError::Io(format!("starting {:?}: {e}", self.spec.command)))?;
         let stdin = child.stdin.take().expect("piped stdin");

@@ -46,10 +46,12 @@ impl Interrupt {
             if interrupt.requested() {
                 std::process::exit(i32::from(EXIT_INTERRUPTED));
             }
+            // The flag first: the work must see the stop before anything a
+            // slow or failing standard error could delay.
+            interrupt.trigger();
             if let Some(message) = message {
                 eprintln!("\n{message}");
             }
-            interrupt.trigger();
         })?;
         Ok(())
     }
