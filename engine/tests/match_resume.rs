@@ -8,7 +8,7 @@
 //! does not reach the external engines, so no forfeit is journaled).
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
@@ -162,6 +162,21 @@ fn text(out: &Output) -> String {
     )
 }
 
+/// Games in a match journal (its first two lines are the header).
+fn journaled_games(journal: &Path) -> usize {
+    std::fs::read_to_string(journal).map_or(0, |t| t.lines().count().saturating_sub(2))
+}
+
+/// Waits until the running match `child` has journaled `games` games.
+fn wait_until_journaled(child: &mut Child, journal: &Path, games: usize) {
+    let started = Instant::now();
+    while journaled_games(journal) < games {
+        assert!(child.try_wait().unwrap().is_none(), "the match ended early");
+        assert!(started.elapsed() < Duration::from_secs(120), "no games");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 #[test]
 fn killed_match_resumes_to_the_games_of_a_match_never_stopped() {
     let dir = tempfile::tempdir().unwrap();
@@ -181,18 +196,10 @@ fn killed_match_resumes_to_the_games_of_a_match_never_stopped() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let started = Instant::now();
-    let games_in = |path: &Path| {
-        std::fs::read_to_string(path).map_or(0, |t| t.lines().count().saturating_sub(2))
-    };
-    while games_in(&journal) < 3 {
-        assert!(child.try_wait().unwrap().is_none(), "the match ended early");
-        assert!(started.elapsed() < Duration::from_secs(120), "no games");
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    wait_until_journaled(&mut child, &journal, 3);
     child.kill().unwrap();
     child.wait().unwrap();
-    let kept = games_in(&journal);
+    let kept = journaled_games(&journal);
     assert!((3..8).contains(&kept), "{kept} games journaled");
     assert!(!pgn.exists(), "the PGN is only written when the match ends");
     // The kill tore the last record in half: it is dropped and replayed.
@@ -312,15 +319,7 @@ fn ctrl_c_to_the_terminal_abandons_the_game_instead_of_forfeiting_it() {
         "a group of its own"
     );
     assert_ne!(parent_and_group(std::process::id()).unwrap().1, group);
-    let started = Instant::now();
-    let games_in = |path: &Path| {
-        std::fs::read_to_string(path).map_or(0, |t| t.lines().count().saturating_sub(2))
-    };
-    while games_in(&journal) < 2 {
-        assert!(child.try_wait().unwrap().is_none(), "the match ended early");
-        assert!(started.elapsed() < Duration::from_secs(120), "no games");
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    wait_until_journaled(&mut child, &journal, 2);
     // The engines were moved out of the match's group: a terminal's Ctrl-C
     // does not reach them.
     let engines = children_of(group);
