@@ -9,8 +9,8 @@
 //! "gravity" update, which also makes the maluses of tried quiet moves decay.
 
 use arrayvec::ArrayVec;
-use shakmaty::attacks::{bishop_attacks, rook_attacks};
-use shakmaty::{Chess, Color, Move, MoveList, Position, Role, Square};
+use shakmaty::attacks::{bishop_attacks, knight_attacks, pawn_attacks, rook_attacks};
+use shakmaty::{Bitboard, Chess, Color, Move, MoveList, Position, Role, Square};
 
 use super::score::MAX_PLY;
 use super::tt::encode_move;
@@ -341,6 +341,75 @@ pub struct MovePicker<'a> {
     quiet_context: Option<QuietContext>,
 }
 
+/// Ordering bonus of a quiet move that takes an attacked queen, rook or
+/// minor piece out of its attack by a lesser piece (and malus of one that
+/// puts it there), by the piece's type.
+const ESCAPE_QUEEN: i32 = 20_000;
+/// See [`ESCAPE_QUEEN`].
+const ESCAPE_ROOK: i32 = 12_000;
+/// See [`ESCAPE_QUEEN`].
+const ESCAPE_MINOR: i32 = 8_000;
+
+/// The squares the side not to move attacks with pieces worth less than a
+/// queen, a rook and a minor piece: where those pieces of the side to move
+/// stand threatened. A quiet move that takes a threatened piece to a square
+/// not so attacked is an escape and is tried early; one that puts a safe
+/// piece en prise to a lesser piece is tried late.
+struct Threats {
+    /// Attacked by a pawn.
+    by_pawn: Bitboard,
+    /// Attacked by a pawn, knight or bishop.
+    by_minor: Bitboard,
+    /// Attacked by a pawn, minor piece or rook.
+    by_rook: Bitboard,
+}
+
+impl Threats {
+    fn of(pos: &Chess) -> Self {
+        let board = pos.board();
+        let them = board.by_color(!pos.turn());
+        let occupied = board.occupied();
+        let mut by_pawn = Bitboard::EMPTY;
+        for sq in board.pawns() & them {
+            by_pawn |= pawn_attacks(!pos.turn(), sq);
+        }
+        let mut by_minor = by_pawn;
+        for sq in board.knights() & them {
+            by_minor |= knight_attacks(sq);
+        }
+        for sq in board.bishops() & them {
+            by_minor |= bishop_attacks(sq, occupied);
+        }
+        let mut by_rook = by_minor;
+        for sq in board.rooks() & them {
+            by_rook |= rook_attacks(sq, occupied);
+        }
+        Threats {
+            by_pawn,
+            by_minor,
+            by_rook,
+        }
+    }
+
+    /// The bonus (escape) or malus (walking into a threat) of quiet move
+    /// `m`; 0 for pawns and kings, and for a threatened piece that moves to
+    /// another threatened square.
+    fn ordering_bonus(&self, m: Move) -> i32 {
+        let (danger, value) = match m.role() {
+            Role::Queen => (self.by_rook, ESCAPE_QUEEN),
+            Role::Rook => (self.by_minor, ESCAPE_ROOK),
+            Role::Knight | Role::Bishop => (self.by_pawn, ESCAPE_MINOR),
+            Role::Pawn | Role::King => return 0,
+        };
+        let Some(from) = m.from() else { return 0 };
+        match (danger.contains(from), danger.contains(m.to())) {
+            (true, false) => value,
+            (false, true) => -value,
+            _ => 0,
+        }
+    }
+}
+
 /// Placeholder of a quiet move not yet scored: below the refutations, above
 /// every history score.
 const SCORE_UNSCORED_QUIET: i32 = SCORE_COUNTERMOVE - 1;
@@ -461,27 +530,25 @@ impl<'a> MovePicker<'a> {
         self.unordered = true;
     }
 
-    /// Scores the quiet moves still carrying the placeholder.
-    fn score_quiets(&mut self, tables: &OrderingTables) {
+    /// Scores the quiet moves still carrying the placeholder: their
+    /// histories, and the [`Threats`] of `pos`.
+    fn score_quiets(&mut self, pos: &Chess, tables: &OrderingTables) {
         self.quiets_unscored = false;
         let context = self
             .quiet_context
             .expect("quiet moves only in the main search");
+        let threats = Threats::of(pos);
         for i in self.next..self.moves.len() {
             if self.scores[i] == SCORE_UNSCORED_QUIET {
-                self.scores[i] = tables.quiet_score(self.moves[i], &context);
+                let m = self.moves[i];
+                self.scores[i] = tables.quiet_score(m, &context) + threats.ordering_bonus(m);
             }
         }
     }
 
-    /// The next best move, its class and its ordering score, or `None` when
-    /// all were returned. `pos` is the position the moves belong to (for
+    /// The next best move and its class, or `None` when all were returned. `pos` is the position the moves belong to (for
     /// SEE); `tables` score the quiet moves when their turn comes.
-    pub fn next_move(
-        &mut self,
-        pos: &Chess,
-        tables: &OrderingTables,
-    ) -> Option<(Move, MoveClass, i32)> {
+    pub fn next_move(&mut self, pos: &Chess, tables: &OrderingTables) -> Option<(Move, MoveClass)> {
         let n = self.moves.len();
         if let Some(h) = self.hash_index.take() {
             // The hash move is first by construction: no scan needed.
@@ -490,7 +557,7 @@ impl<'a> MovePicker<'a> {
             self.moves.swap(0, h);
             self.scores.swap(0, h);
             self.next = 1;
-            return Some((m, MoveClass::Hash, SCORE_HASH_MOVE));
+            return Some((m, MoveClass::Hash));
         }
         if self.unordered {
             if self.next >= n {
@@ -498,7 +565,7 @@ impl<'a> MovePicker<'a> {
             }
             let (m, s) = (self.moves[self.next], self.scores[self.next]);
             self.next += 1;
-            return Some((m, class_of(s), s));
+            return Some((m, class_of(s)));
         }
         loop {
             if self.next >= n {
@@ -513,7 +580,7 @@ impl<'a> MovePicker<'a> {
                 }
             }
             if s == SCORE_UNSCORED_QUIET && self.quiets_unscored {
-                self.score_quiets(tables);
+                self.score_quiets(pos, tables);
                 continue;
             }
             let m = self.moves[best];
@@ -525,7 +592,7 @@ impl<'a> MovePicker<'a> {
             self.moves.swap(self.next, best);
             self.scores.swap(self.next, best);
             self.next += 1;
-            return Some((m, class_of(s), s));
+            return Some((m, class_of(s)));
         }
     }
 }
@@ -539,6 +606,42 @@ mod tests {
         let pos = parse_fen(fen).unwrap();
         let (_, m) = play_uci(&pos, uci).unwrap();
         see_ge(&pos, m, threshold)
+    }
+
+    #[test]
+    fn threatened_pieces_escape_first_and_walk_into_threats_last() {
+        // Black's pawn on e4 attacks the knight on f3 (and d3); black's
+        // rook on d8 attacks the queen on d1; black's knight on b6 attacks
+        // a4 and c4.
+        let fen = "3rk3/8/1n6/8/4p3/5N2/2B5/3QK3 w - - 0 1";
+        let pos = parse_fen(fen).unwrap();
+        let threats = Threats::of(&pos);
+        let bonus = |uci: &str| threats.ordering_bonus(play_uci(&pos, uci).unwrap().1);
+        assert_eq!(
+            bonus("f3g5"),
+            ESCAPE_MINOR,
+            "the knight leaves the pawn's attack"
+        );
+        assert_eq!(bonus("c2d3"), -ESCAPE_MINOR, "the bishop walks into it");
+        assert_eq!(bonus("c2b3"), 0, "safe to safe");
+        assert_eq!(
+            bonus("d1e2"),
+            ESCAPE_QUEEN,
+            "the queen leaves the rook's file"
+        );
+        assert_eq!(bonus("d1d3"), 0, "threatened on both squares");
+        assert_eq!(bonus("e1f2"), 0, "kings are not scored");
+        // With White to move the threats are Black's: the same position
+        // with Black to move scores Black's pieces against White's attacks.
+        let black = parse_fen("3rk3/8/1n6/8/4p3/5N2/2B5/3QK3 b - - 0 1").unwrap();
+        let threats = Threats::of(&black);
+        let bonus = |uci: &str| threats.ordering_bonus(play_uci(&black, uci).unwrap().1);
+        assert_eq!(
+            bonus("d8d4"),
+            -ESCAPE_ROOK,
+            "the rook walks into the knight's attack"
+        );
+        assert_eq!(bonus("b6d5"), 0, "White has no pawn to attack the knight");
     }
 
     #[test]
@@ -573,7 +676,7 @@ mod tests {
             QuietContext::new(pos.turn(), MoveContext::default()),
         );
         let mut seen = Vec::new();
-        while let Some((m, class, _)) = picker.next_move(&pos, &tables) {
+        while let Some((m, class)) = picker.next_move(&pos, &tables) {
             if seen.is_empty() {
                 assert_eq!((m, class), (hash, MoveClass::Hash));
             }

@@ -634,7 +634,7 @@ impl Worker {
         let mut quiets_count = 0usize;
         let lmp_limit = (self.sp.lmp_base + depth * depth) / if improving { 1 } else { 2 };
 
-        while let Some((m, class, order_score)) = picker.next_move(pos, &self.tables) {
+        while let Some((m, class)) = picker.next_move(pos, &self.tables) {
             if Some(m) == excluded {
                 continue;
             }
@@ -743,13 +743,9 @@ impl Worker {
                     reduction += i32::from(cut_node);
                     reduction -= i32::from(gives_check);
                     reduction -= i32::from(Some(m) == killer_1 || Some(m) == killer_2);
-                    // The picker's score is the history for plain quiet
-                    // moves; killers and the countermove rank by slot.
-                    let history = if class == MoveClass::Quiet {
-                        order_score
-                    } else {
-                        self.tables.quiet_score(m, &quiet_context)
-                    };
+                    // The history alone (the picker's score adds threats
+                    // to plain quiet moves and ranks refutations by slot).
+                    let history = self.tables.quiet_score(m, &quiet_context);
                     reduction -= history / self.sp.lmr_history_divisor;
                     reduction = reduction.clamp(0, (new_depth - 1).max(0));
                 }
@@ -910,7 +906,7 @@ impl Worker {
         let tt_move = tt_entry.map_or(0, |e| e.move_code);
         let mut picker = MovePicker::new_tactical(&mut moves, tt_move);
         let mut best_move = None;
-        while let Some((m, _, _)) = picker.next_move(pos, &self.tables) {
+        while let Some((m, _)) = picker.next_move(pos, &self.tables) {
             if !in_check {
                 // Q4. Delta pruning: even winning the piece cannot reach
                 // alpha.
