@@ -1,6 +1,8 @@
 //! Move ordering: static exchange evaluation, the ordering tables a searcher
 //! learns during a search (history, countermoves, killers), and the picker
-//! that hands moves to the search best-first.
+//! that hands moves to the search best-first. Quiet moves rank by their
+//! histories plus the position's threats: a piece attacked by a lesser one
+//! that moves out of the attack comes early, one walking into it late.
 //!
 //! Invariants: the picker only ever returns moves from the legal move list it
 //! was given, each exactly once; the hash move is matched by its 16-bit code
