@@ -548,8 +548,9 @@ impl<'a> MovePicker<'a> {
         }
     }
 
-    /// The next best move and its class, or `None` when all were returned. `pos` is the position the moves belong to (for
-    /// SEE); `tables` score the quiet moves when their turn comes.
+    /// The next best move and its class, or `None` when all were returned.
+    /// `pos` is the position the moves belong to (for SEE and threats);
+    /// `tables` score the quiet moves when their turn comes.
     pub fn next_move(&mut self, pos: &Chess, tables: &OrderingTables) -> Option<(Move, MoveClass)> {
         let n = self.moves.len();
         if let Some(h) = self.hash_index.take() {
