@@ -2,12 +2,12 @@
 //!
 //! A search gets two limits: the *soft* limit, after which no new iteration
 //! is started (scaled by how stable the best move is, under a clock; a fixed
-//! time per move is spent whole, as UCI's `go movetime` asks), and the
-//! *hard* limit, at which the search is aborted wherever it is. Invariant: the hard limit
-//! never exceeds the time left minus the move overhead (and a safety share of
-//! the remaining time), so a search that honours it cannot lose on time, even
-//! at 1s+0.01s, as long as the `tm_*` search parameters keep their shares
-//! below 100%; both limits are at least [`MIN_THINK`]. The factors are
+//! time per move is spent whole, as UCI's `go movetime` asks), and the *hard*
+//! limit, at which the search is aborted wherever it is. Invariant: the hard
+//! limit never exceeds the time left minus the move overhead (and a safety
+//! share of the remaining time), so a search that honours it cannot lose on
+//! time, even at 1s+0.01s, as long as the `tm_*` search parameters keep their
+//! shares below 100%; both limits are at least [`MIN_THINK`]. The factors are
 //! search parameters ([`SearchParams`]).
 
 use std::time::{Duration, Instant};

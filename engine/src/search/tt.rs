@@ -4,16 +4,17 @@
 //! Each entry is two [`AtomicU64`]s: the packed data and the position key
 //! XOR-ed with that data. A reader accepts an entry only when
 //! `stored_key ^ data == key`, so an entry torn by a concurrent writer is
-//! simply a miss — no locks, and no `unsafe` but a prefetch hint. Entries
-//! live in buckets of [`BUCKET_SIZE`], one cache line each (the table
-//! starts its first bucket on a line boundary, so a probe touches one line,
-//! which [`TranspositionTable::prefetch`] can request ahead); a store
-//! replaces the entry of the same position, else the least valuable one by
-//! depth minus an age penalty (depth-preferred with aging). Mate scores are stored relative to the node ("mate in n from
-//! here") and converted back to the root distance on probe, see
-//! [`score_to_tt`] and [`score_from_tt`]. The best move is stored as a 16-bit
-//! code ([`encode_move`]) and must be matched against the legal moves of the
-//! position before use, so a key collision can never yield an illegal move.
+//! simply a miss — no locks, and no `unsafe` but a prefetch hint. Entries live
+//! in buckets of [`BUCKET_SIZE`], one cache line each (the table starts its
+//! first bucket on a line boundary, so a probe touches one line, which
+//! [`TranspositionTable::prefetch`] can request ahead); a store replaces the
+//! entry of the same position, else the least valuable one by depth minus an
+//! age penalty (depth-preferred with aging). Mate scores are stored relative to
+//! the node ("mate in n from here") and converted back to the root distance on
+//! probe, see [`score_to_tt`] and [`score_from_tt`]. The best move is stored as
+//! a 16-bit code ([`encode_move`]) and must be matched against the legal moves
+//! of the position before use, so a key collision can never yield an illegal
+//! move.
 
 use std::sync::atomic::{AtomicBool, AtomicU8, AtomicU64, Ordering};
 
