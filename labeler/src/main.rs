@@ -300,8 +300,8 @@ struct LabelArgs {
     /// Never show the progress bar.
     #[arg(long)]
     no_progress: bool,
-    /// Also write the run's summary as JSON to FILE (positions labeled,
-    /// results, endings, rejected lines and failed positions).
+    /// Also write the run's summary as JSON to FILE (positions labeled and
+    /// scored, results, endings, rejected lines and failed positions).
     #[arg(long, value_name = "FILE")]
     summary: Option<PathBuf>,
 }
