@@ -704,6 +704,13 @@ fn train(cli: TrainArgs) -> Result<()> {
         !cli.inputs.is_empty() || cli.traces.is_some(),
         "no input files or --traces (see --help)"
     );
+    // At --lambda 0 the target σ(K·ce/400) moves with K, so a fitted K would
+    // shrink toward 0 instead of matching the scores to the results.
+    ensure!(
+        cli.lambda != 0.0 || cli.objective == ObjectiveKind::Ordinal || cli.k.is_some(),
+        "--lambda 0 needs --k: the target is then the search score itself, which cannot fix \
+         the sigmoid scale (fit K on results first: tuner -n 0 --validation 0 FILE with results)"
+    );
     let inputs = cli
         .inputs
         .iter()

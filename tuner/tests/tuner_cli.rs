@@ -857,6 +857,14 @@ fn scores_without_results_train_at_lambda_zero_only() {
         let expected = ok("tuner", &measure(&labeled, "0", &["-O", objective]));
         assert_eq!(stdout, expected, "-O {objective}");
     }
+    // Without --k the scale cannot be fitted: the target moves with it.
+    let out = tuner(
+        &["-n", "0", "--lambda", "0", scored.to_str().unwrap()],
+        dir.path(),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains("--lambda 0 needs --k"), "{stderr}");
     for (lambda, refused) in [
         ("0.5", &[][..]),
         ("0", &["-O", "ordinal"]),
