@@ -56,10 +56,21 @@ use tuner::trainer::{Split, Stop, Trainer, TrainerSettings, TrainingData, fit_ob
 /// `tuner spsa` tunes a UCI engine's spin options by SPSA (see `tuner spsa
 /// --help`).
 #[derive(Parser, Debug)]
-#[command(version, about, long_about, args_conflicts_with_subcommands = true)]
+#[command(
+    version,
+    about,
+    long_about,
+    args_conflicts_with_subcommands = true,
+    disable_version_flag = true
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+
+    /// Print version (long form only: -V is the gradient check, as in
+    /// Arasan's tuner).
+    #[arg(long, action = clap::ArgAction::Version)]
+    version: Option<bool>,
 
     #[command(flatten)]
     train: TrainArgs,
