@@ -2,7 +2,11 @@
 //! ([`engine::runtime::ordered`]): the inputs are cut into items (a position
 //! to label, or a line that could not be read), worker threads play one
 //! game per position (each worker owns its player), and the results are
-//! written strictly in input order.
+//! written strictly in input order. With `--score-only`
+//! ([`LabelSettings::score_only`]) the workers only search each position
+//! once for its score (`ce`) and play no game; a position whose engine
+//! reports no score then fails (see [`NO_SCORE`]), so that no output line
+//! is without a label.
 //!
 //! Memory is bounded whatever the input size: at most
 //! [`IN_FLIGHT_PER_THREAD`] items per worker are between cut and written.
@@ -51,6 +55,10 @@ pub struct LabelSettings {
     pub rules: GameRules,
     /// Budget of the search that scores the input position (`ce`), if any.
     pub score_budget: Option<SearchBudget>,
+    /// Only score the positions (`--score-only`, with a
+    /// [`LabelSettings::score_budget`]): no game is played, the output has
+    /// `ce` and no `c9`, and [`LabelSettings::rules`] are unused.
+    pub score_only: bool,
     /// External engine, instead of the in-process searcher.
     pub engine: Option<EngineSpec>,
     /// Restarts and retries of a failed engine before a position fails.
@@ -78,7 +86,14 @@ impl LabelSettings {
         for input in &self.inputs {
             identity.add_input(input)?;
         }
-        identity.add_setting("games", &self.rules.describe());
+        // Existing headers stay as they were: only score-only runs, whose
+        // rules are unused, record something else.
+        let games = if self.score_only {
+            "off (--score-only)".to_string()
+        } else {
+            self.rules.describe()
+        };
+        identity.add_setting("games", &games);
         identity.add_setting(
             "score",
             &self
@@ -115,9 +130,21 @@ struct Job {
 
 /// What happened to a job.
 enum JobResult {
-    Labeled { line: String, outcome: GameOutcome },
+    /// An output line: the game's outcome (`None` with `--score-only`) and
+    /// whether the line has a score.
+    Labeled {
+        line: String,
+        outcome: Option<GameOutcome>,
+        scored: bool,
+    },
+    /// The reason the position could not be labeled.
     Failed(String),
 }
+
+/// Why a `--score-only` position fails when its engine answered without a
+/// score (no `info … score` line before `bestmove`): the line would have no
+/// label at all. Not retried: the same engine would answer the same.
+const NO_SCORE: &str = "the engine reported no score (no 'info ... score' before 'bestmove')";
 
 /// What is cut from the inputs, and what the writer receives: a line that
 /// could not be read (passed through the workers as it is), or a position
@@ -218,6 +245,18 @@ impl Inputs<'_> {
 /// and cheap to clear.
 const IN_PROCESS_HASH_MB: usize = 2;
 
+/// The score of a position without a legal move (side to move's view): mated
+/// or stalemated; `None` when there is a move to search.
+fn terminal_score(position: &Chess) -> Option<i32> {
+    position.legal_moves().is_empty().then(|| {
+        if position.is_check() {
+            -engine::search::MATE_SCORE
+        } else {
+            engine::search::DRAW_SCORE
+        }
+    })
+}
+
 /// The search score of `position` itself (side to move's view) under
 /// `budget`, with fresh tables; `None` when the player reports no score.
 ///
@@ -230,12 +269,8 @@ fn score_position(
     interrupt: &AtomicBool,
 ) -> Result<Option<i32>, GameError> {
     let game = GameRecord::new(position.clone());
-    if position.legal_moves().is_empty() {
-        return Ok(Some(if position.is_check() {
-            -engine::search::MATE_SCORE
-        } else {
-            engine::search::DRAW_SCORE
-        }));
+    if let Some(score) = terminal_score(position) {
+        return Ok(Some(score));
     }
     player.new_game()?;
     let choice = player.choose_move(&game, budget);
@@ -270,11 +305,15 @@ fn label_position(
     job: &Job,
     interrupt: &Interrupt,
 ) -> Option<JobResult> {
-    if settings.score_budget.is_none()
+    // No player needed (nor started: a broken engine cannot fail it).
+    if settings.score_only {
+        if let Some(score) = terminal_score(&job.position) {
+            return Some(labeled_result(settings, job, None, Some(score)));
+        }
+    } else if settings.score_budget.is_none()
         && let Some(outcome) = decided_outcome(&job.position)
     {
-        // No player needed (nor started: a broken engine cannot fail it).
-        return Some(labeled_result(settings, job, outcome, None));
+        return Some(labeled_result(settings, job, Some(outcome), None));
     }
     let attempts = 1 + settings.engine_retries;
     let mut last_error = String::new();
@@ -292,15 +331,19 @@ fn label_position(
             }
         }
         let active = player.as_deref_mut().expect("player started");
-        let attempt = (|| -> Result<(Option<i32>, GameOutcome), GameError> {
+        let attempt = (|| -> Result<(Option<i32>, Option<GameOutcome>), GameError> {
             let score = match settings.score_budget {
                 Some(budget) => score_position(active, &job.position, budget, interrupt.flag())?,
                 None => None,
             };
+            if settings.score_only {
+                return Ok((score, None));
+            }
             let outcome = play_game(active, &job.position, &settings.rules, interrupt.flag())?;
-            Ok((score, outcome))
+            Ok((score, Some(outcome)))
         })();
         match attempt {
+            Ok((None, None)) => return Some(JobResult::Failed(NO_SCORE.to_string())),
             Ok((score, outcome)) => return Some(labeled_result(settings, job, outcome, score)),
             Err(GameError::Interrupted) => return None,
             Err(GameError::Player(e)) => {
@@ -319,23 +362,28 @@ fn label_position(
     )))
 }
 
-/// The output line of a labeled job.
+/// The output line of a labeled job: `c9` from the game's `outcome` (none
+/// with `--score-only`), `ce` from `score`.
 fn labeled_result(
     settings: &LabelSettings,
     job: &Job,
-    outcome: GameOutcome,
+    outcome: Option<GameOutcome>,
     score: Option<i32>,
 ) -> JobResult {
     let labeled = LabeledPosition {
         position: job.position.clone(),
-        result: Some(outcome.result),
+        result: outcome.map(|o| o.result),
         score,
     };
     let mut line = labeled.to_epd();
     if settings.shard.is_some() {
         line = tag_line(&line, job.record);
     }
-    JobResult::Labeled { line, outcome }
+    JobResult::Labeled {
+        line,
+        outcome,
+        scored: score.is_some(),
+    }
 }
 
 /// Runs a labeling job to its end (or to an interrupt); returns the
@@ -356,6 +404,7 @@ pub fn run(settings: &LabelSettings, interrupt: &Interrupt) -> Result<(RunStats,
         None => None,
     };
     let mut stats = RunStats {
+        score_only: settings.score_only,
         resumed_jobs: resumed.jobs_done,
         failures: resumed.earlier_failures.clone(),
         ..RunStats::default()
@@ -461,9 +510,13 @@ fn write_result(
     progress: &Progress,
 ) -> Result<()> {
     match result {
-        JobResult::Labeled { line, outcome } => {
+        JobResult::Labeled {
+            line,
+            outcome,
+            scored,
+        } => {
             writeln!(resumed.output, "{line}").context("writing the output")?;
-            stats.record_outcome(&outcome);
+            stats.record_labeled(outcome.as_ref(), scored);
         }
         JobResult::Failed(reason) => {
             let failure = FailedJob {
@@ -485,8 +538,17 @@ fn write_result(
     Ok(())
 }
 
-/// The progress message: positions done, rate, results.
+/// The progress message: positions done, rate, results (none with
+/// `--score-only`).
 fn progress_message(stats: &RunStats, progress: &Progress) -> String {
+    if stats.score_only {
+        return format!(
+            "{} scored ({} this run), {:.1} positions/s",
+            stats.labeled + stats.resumed_jobs,
+            stats.labeled,
+            progress.rate(stats.labeled)
+        );
+    }
     format!(
         "{} done ({} this run), {:.1} games/s, {}",
         stats.labeled + stats.resumed_jobs,

@@ -106,6 +106,23 @@ Bad lines are reported with file and line, skipped and counted; illegal
 positions are rejected with the reason. Positions already decided
 (checkmate, stalemate, insufficient material) are labeled without a game.
 
+SCORE ONLY: --score-only relabels positions with search scores alone (e.g.
+a stronger engine's), without playing games: each position is searched
+once at the --score budget (--score-nodes, default 20000, or
+--score-depth), with fresh tables, and written as canonical EPD with ce
+(side to move's view, centipawns) and no c9. A position without a legal
+move is scored without a search (mated: -32000, stalemate: 0). A position
+for which the engine reports no score (no 'info ... score' before
+'bestmove') is a failed position, not retried, so that no line is without a
+label. The game options (--nodes, --depth, --movetime, --resign-*,
+--draw-*, --max-plies) are refused with it; the summary counts positions
+scored instead of results. For example, Stockfish at 5,000 nodes:
+
+  labeler --engine /usr/games/stockfish --engine-option Hash=16 \\
+    --score-only --score-nodes 5000 -o scored.epd positions.epd
+
+The tuner trains on such scores alone with --lambda 0.
+
 RESUMING: results are appended to OUTPUT and flushed in input order as soon
 as they are complete. Beside it, OUTPUT.progress records the inputs (path,
 size, fingerprint of the first 64 KiB) and every option that changes the
@@ -210,13 +227,29 @@ struct MergeArgs {
     unchecked: bool,
 }
 
+/// The options that only change the games, unused (and refused) with
+/// `--score-only`.
+const GAME_OPTIONS: [&str; 9] = [
+    "nodes",
+    "depth",
+    "movetime",
+    "resign_score",
+    "resign_moves",
+    "draw_score",
+    "draw_moves",
+    "draw_after",
+    "max_plies",
+];
+
 #[derive(Args, Debug)]
+#[command(group(clap::ArgGroup::new("scoring").multiple(true)))]
 struct LabelArgs {
     /// Input files (any labeled format; .gz/.zst; - for standard input).
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
 
-    /// Output file (canonical EPD with c9); resumed if it exists.
+    /// Output file (canonical EPD with c9, or only ce with --score-only);
+    /// resumed if it exists.
     #[arg(short, long, required = true)]
     output: Option<PathBuf>,
 
@@ -234,13 +267,19 @@ struct LabelArgs {
     rules: RulesArgs,
 
     /// Also record the search score of each input position as ce.
-    #[arg(long)]
+    #[arg(long, group = "scoring")]
     score: bool,
+    /// Only record the search score of each input position as ce: no game
+    /// is played and the output has no c9 (implies --score; the game
+    /// options --nodes, --depth, --movetime, --resign-*, --draw-* and
+    /// --max-plies are refused).
+    #[arg(long, group = "scoring", conflicts_with_all = GAME_OPTIONS)]
+    score_only: bool,
     /// Nodes of the --score search [default: 20000].
-    #[arg(long, group = "score_budget", requires = "score")]
+    #[arg(long, group = "score_budget", requires = "scoring")]
     score_nodes: Option<u64>,
     /// Depth of the --score search.
-    #[arg(long, group = "score_budget", requires = "score")]
+    #[arg(long, group = "score_budget", requires = "scoring")]
     score_depth: Option<u32>,
 
     #[command(flatten)]
@@ -261,8 +300,8 @@ struct LabelArgs {
     /// Never show the progress bar.
     #[arg(long)]
     no_progress: bool,
-    /// Also write the run's summary as JSON to FILE (positions labeled,
-    /// results, endings, rejected lines and failed positions).
+    /// Also write the run's summary as JSON to FILE (positions labeled and
+    /// scored, results, endings, rejected lines and failed positions).
     #[arg(long, value_name = "FILE")]
     summary: Option<PathBuf>,
 }
@@ -373,7 +412,7 @@ fn settings_of(args: LabelArgs) -> Result<LabelSettings> {
         (n, _, _) => SearchBudget::Nodes(n.unwrap_or(DEFAULT_NODES)),
     };
     let rules = args.rules.rules(budget);
-    let score_budget = args.score.then(|| match args.score_depth {
+    let score_budget = (args.score || args.score_only).then(|| match args.score_depth {
         Some(d) => SearchBudget::Depth(d),
         None => SearchBudget::Nodes(args.score_nodes.unwrap_or(DEFAULT_SCORE_NODES)),
     });
@@ -384,6 +423,7 @@ fn settings_of(args: LabelArgs) -> Result<LabelSettings> {
         output: args.output.context("missing --output")?,
         rules,
         score_budget,
+        score_only: args.score_only,
         engine,
         engine_retries: args.engine.engine_retries,
         threads,

@@ -1,5 +1,8 @@
 //! What a run did: counts of results, game endings and adjudications, game
-//! lengths, bad lines and failed positions, and the end-of-run report.
+//! lengths, scored positions, bad lines and failed positions, and the
+//! end-of-run report. A `--score-only` run plays no game: its report and
+//! JSON summary count the positions scored and leave results and endings
+//! out.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -18,10 +21,14 @@ pub const MAX_LISTED_REJECTS: usize = 20;
 /// Running counts of one run.
 #[derive(Clone, Debug, Default)]
 pub struct RunStats {
+    /// The run only scores positions (`--score-only`): no games, no results.
+    pub score_only: bool,
     /// Jobs finished by earlier runs and skipped.
     pub resumed_jobs: u64,
     /// Positions labeled by this run.
     pub labeled: u64,
+    /// Positions written with a search score, `ce` (this run).
+    pub scored: u64,
     /// White wins, draws, black wins (this run).
     pub results: [u64; 3],
     /// Game endings by kind (this run).
@@ -76,9 +83,14 @@ pub(crate) fn write_results_line(out: &mut String, results: &[u64; 3], total: f6
 }
 
 impl RunStats {
-    /// Counts a labeled position.
-    pub fn record_outcome(&mut self, outcome: &GameOutcome) {
+    /// Counts a labeled position: the outcome of its game (`None` with
+    /// `--score-only`), and whether its line has a score.
+    pub fn record_labeled(&mut self, outcome: Option<&GameOutcome>, scored: bool) {
         self.labeled += 1;
+        self.scored += u64::from(scored);
+        let Some(outcome) = outcome else {
+            return;
+        };
         self.results[result_slot(outcome.result)] += 1;
         *self.terminations.entry(outcome.termination).or_default() += 1;
         if outcome.plies == 0 {
@@ -113,7 +125,8 @@ impl RunStats {
     }
 
     /// The machine-readable summary of a labeling run (`--summary FILE`):
-    /// the counts of [`RunStats::report`] by name.
+    /// the counts of [`RunStats::report`] by name (with `--score-only`, no
+    /// results, games or endings).
     pub fn json_summary(&self, elapsed: Duration, interrupted: bool) -> Summary {
         let mut json = Summary::new("labeler", env!("CARGO_PKG_VERSION"));
         if interrupted {
@@ -121,16 +134,21 @@ impl RunStats {
         }
         json.count("labeled", self.labeled)
             .count("resumed", self.resumed_jobs)
-            .count("white_wins", self.results[0])
+            .count("scored", self.scored)
+            .skip("rejected_lines", self.rejected)
+            .skip("failed_positions", self.failures.len() as u64)
+            .timing("total_seconds", elapsed)
+            .rate("positions_per_second", self.labeled as f64, elapsed)
+            .figure("score_only", self.score_only);
+        if self.score_only {
+            return json;
+        }
+        json.count("white_wins", self.results[0])
             .count("draws", self.results[1])
             .count("black_wins", self.results[2])
             .count("games_played", self.games)
             .count("plies_played", self.plies)
             .count("decided_as_given", self.decided_at_input)
-            .skip("rejected_lines", self.rejected)
-            .skip("failed_positions", self.failures.len() as u64)
-            .timing("total_seconds", elapsed)
-            .rate("positions_per_second", self.labeled as f64, elapsed)
             .figure("average_plies", self.average_plies());
         let endings: BTreeMap<String, u64> = Termination::ALL
             .iter()
@@ -152,8 +170,13 @@ impl RunStats {
         let seconds = elapsed.as_secs_f64().max(f64::EPSILON);
         let _ = writeln!(
             out,
-            "labeler: {} positions labeled in {:.1} s ({:.2} positions/s){}",
+            "labeler: {} positions {} in {:.1} s ({:.2} positions/s){}",
             self.labeled,
+            if self.score_only {
+                "scored (--score-only: no games)"
+            } else {
+                "labeled"
+            },
             seconds,
             self.labeled as f64 / seconds,
             if interrupted {
@@ -169,8 +192,56 @@ impl RunStats {
                 self.resumed_jobs
             );
         }
+        if self.score_only {
+            let _ = writeln!(out, "  scored: {} (ce, no c9)", self.scored);
+        } else {
+            self.write_games(&mut out);
+        }
+        let _ = writeln!(out, "  rejected input lines: {}", self.rejected);
+        for error in &self.listed_rejects {
+            let _ = writeln!(out, "    {error}");
+        }
+        if self.rejected > self.listed_rejects.len() as u64 {
+            let _ = writeln!(
+                out,
+                "    … {} more (use --rejects FILE for the full list)",
+                self.rejected - self.listed_rejects.len() as u64
+            );
+        }
+        let _ = writeln!(
+            out,
+            "  failed positions ({}; not in the output): {}",
+            if self.score_only {
+                "engine failed after all retries, or gave no score"
+            } else {
+                "engine failed after all retries"
+            },
+            self.failures.len()
+        );
+        for failure in self.failures.iter().take(MAX_LISTED_REJECTS) {
+            let _ = writeln!(
+                out,
+                "    {}: {} ({})",
+                failure.location, failure.reason, failure.fen
+            );
+        }
+        if self.failures.len() > MAX_LISTED_REJECTS {
+            let _ = writeln!(
+                out,
+                "    … {} more (use --rejects FILE for the full list)",
+                self.failures.len() - MAX_LISTED_REJECTS
+            );
+        }
+        out
+    }
+
+    /// The report's lines about the games: results, lengths, endings.
+    fn write_games(&self, out: &mut String) {
         let total = self.labeled.max(1) as f64;
-        write_results_line(&mut out, &self.results, total);
+        write_results_line(out, &self.results, total);
+        if self.scored > 0 {
+            let _ = writeln!(out, "  scored: {} (ce)", self.scored);
+        }
         let _ = writeln!(
             out,
             "  games played: {}, average length {:.1} plies; decided as given: {}",
@@ -192,36 +263,5 @@ impl RunStats {
                 }
             );
         }
-        let _ = writeln!(out, "  rejected input lines: {}", self.rejected);
-        for error in &self.listed_rejects {
-            let _ = writeln!(out, "    {error}");
-        }
-        if self.rejected > self.listed_rejects.len() as u64 {
-            let _ = writeln!(
-                out,
-                "    … {} more (use --rejects FILE for the full list)",
-                self.rejected - self.listed_rejects.len() as u64
-            );
-        }
-        let _ = writeln!(
-            out,
-            "  failed positions (engine failed after all retries; not in the output): {}",
-            self.failures.len()
-        );
-        for failure in self.failures.iter().take(MAX_LISTED_REJECTS) {
-            let _ = writeln!(
-                out,
-                "    {}: {} ({})",
-                failure.location, failure.reason, failure.fen
-            );
-        }
-        if self.failures.len() > MAX_LISTED_REJECTS {
-            let _ = writeln!(
-                out,
-                "    … {} more (use --rejects FILE for the full list)",
-                self.failures.len() - MAX_LISTED_REJECTS
-            );
-        }
-        out
     }
 }

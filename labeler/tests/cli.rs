@@ -1,6 +1,7 @@
 //! End-to-end tests of the `labeler` binary: labels of constructed
 //! positions, bad input, determinism across threads, sharding and merge,
-//! resuming after a real SIGKILL, and external-engine failures.
+//! resuming after a real SIGKILL, external-engine failures, and
+//! `--score-only` (scores without games).
 
 #[path = "../../engine/tests/support/cli.rs"]
 mod cli;
@@ -535,6 +536,24 @@ fn stockfish_plays_when_available() {
     let text = std::fs::read_to_string(&output).unwrap();
     let results: Vec<&str> = text.lines().map(result_of).collect();
     assert_eq!(results, ["1-0", "1-0"], "{text}");
+    // Its scores alone: mate in one (Ra8#) is 32000 - 1.
+    let scored = dir.path().join("scored.epd");
+    run_ok(
+        labeler()
+            .arg(&input)
+            .arg("-o")
+            .arg(&scored)
+            .arg("--engine")
+            .arg(stockfish)
+            .args(["--engine-option", "Hash=16", "--threads", "1"])
+            .args(["--score-only", "--score-nodes", "5000"]),
+    );
+    let text = std::fs::read_to_string(&scored).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 2, "{text}");
+    assert!(!text.contains("c9"), "{text}");
+    assert!(score_of(lines[0]).is_some_and(|s| s < -500), "{text}");
+    assert_eq!(score_of(lines[1]), Some(31_999), "{text}");
 }
 
 /// A truncated `.gz` or `.zst` input is an error (exit 1) naming the file,
@@ -605,4 +624,266 @@ fn truncated_inputs_are_fatal_and_input_labels_ignored() {
     assert!(stderr.contains("rejected input lines: 1"), "{stderr}");
     assert!(stderr.contains("positions.epd:2:"), "{stderr}");
     assert_eq!(std::fs::read_to_string(&output).unwrap().lines().count(), 2);
+}
+
+/// The board fields (the first four) of an EPD or FEN line.
+fn board_of(line: &str) -> String {
+    line.split(' ').take(4).collect::<Vec<_>>().join(" ")
+}
+
+/// The `ce` score of an output line, if it has one.
+fn score_of(line: &str) -> Option<i32> {
+    let start = line.find(" ce ")? + 4;
+    let end = line[start..].find(';')? + start;
+    Some(line[start..end].parse().expect("ce is an integer"))
+}
+
+/// Mated and stalemated positions: scored without a search.
+const NO_MOVE_POSITIONS: &str =
+    "7k/8/8/8/8/8/5PPP/r5K1 w - - 0 1\n7k/5Q2/6K1/8/8/8/8/8 b - - 0 1\n";
+/// Node budget of the test's `--score` searches.
+const TEST_SCORE_NODES: &str = "500";
+
+/// `--score-only` writes `ce` and no `c9` for every position, in input
+/// order, byte-identical for any `--threads`, with the score a `--score`
+/// run writes beside its game; the summary counts scores, not results; the
+/// output shards and merges like any other.
+#[test]
+fn score_only_writes_scores_without_games_in_input_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = sample_positions(8) + NO_MOVE_POSITIONS;
+    let input = write(dir.path(), "in.epd", &text);
+    let score_only = |name: &str, extra: &[&str]| {
+        let output = dir.path().join(name);
+        let out = run_ok(
+            labeler()
+                .arg(&input)
+                .arg("-o")
+                .arg(&output)
+                .args(["--score-only", "--score-nodes", TEST_SCORE_NODES])
+                .arg("--no-progress")
+                .args(extra),
+        );
+        (
+            std::fs::read_to_string(&output).unwrap(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let summary = dir.path().join("summary.json");
+    let (one, report) = score_only(
+        "one.epd",
+        &["--threads", "1", "--summary", summary.to_str().unwrap()],
+    );
+    let (two, _) = score_only("two.epd", &["--threads", "2"]);
+    assert_eq!(one, two, "--threads 1 and 2 differ");
+    let lines: Vec<&str> = one.lines().collect();
+    assert_eq!(lines.len(), text.lines().count(), "{one}");
+    for (line, given) in lines.iter().zip(text.lines()) {
+        assert!(line.starts_with(&board_of(given)), "{line} is not {given}");
+        assert!(!line.contains("c9"), "{line}");
+        assert!(score_of(line).is_some(), "{line}");
+    }
+    // Mated: -32000; stalemate: 0.
+    assert_eq!(score_of(lines[8]), Some(-32_000), "{}", lines[8]);
+    assert_eq!(score_of(lines[9]), Some(0), "{}", lines[9]);
+    // The same search as --score runs before its game.
+    let with_games = label_sample(
+        dir.path(),
+        &input,
+        "games.epd",
+        &[
+            "--score",
+            "--score-nodes",
+            TEST_SCORE_NODES,
+            "--threads",
+            "2",
+        ],
+    );
+    for (scored, labeled) in lines.iter().zip(with_games.lines()) {
+        assert!(labeled.contains(" c9 \""), "{labeled}");
+        assert_eq!(score_of(scored), score_of(labeled), "{scored} / {labeled}");
+    }
+    // The report and the summary count scores, not results or endings.
+    assert!(report.contains("10 positions scored"), "{report}");
+    assert!(report.contains("scored: 10 (ce, no c9)"), "{report}");
+    assert!(
+        !report.contains("results:") && !report.contains("endings"),
+        "{report}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap();
+    assert_eq!(json["counts"]["scored"], 10, "{json}");
+    assert_eq!(json["counts"]["labeled"], 10, "{json}");
+    assert_eq!(json["figures"]["score_only"], true, "{json}");
+    assert!(json["counts"].get("draws").is_none(), "{json}");
+    assert!(json["figures"].get("endings").is_none(), "{json}");
+    // Sharded, then merged: the unsharded output.
+    let shards: Vec<PathBuf> = (0..2)
+        .map(|k| {
+            let name = format!("shard{k}.epd");
+            let (shard, _) = score_only(&name, &["--shard", &format!("{k}/2")]);
+            assert!(shard.lines().all(|l| l.ends_with("\";")), "{shard}");
+            dir.path().join(name)
+        })
+        .collect();
+    let merged = dir.path().join("merged.epd");
+    run_ok(
+        labeler()
+            .arg("merge")
+            .args([&shards[1], &shards[0]])
+            .arg("-o")
+            .arg(&merged),
+    );
+    assert_eq!(std::fs::read_to_string(&merged).unwrap(), one);
+}
+
+/// A score-only output is not resumed by a command that plays games, nor
+/// the reverse (the difference is named); the game options are refused
+/// with `--score-only`, and `--score-nodes` needs `--score` or it.
+#[test]
+fn score_only_runs_resume_only_as_score_only_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = write(dir.path(), "in.epd", &sample_positions(3));
+    let run = |output: &Path, args: &[&str]| {
+        labeler()
+            .arg(&input)
+            .arg("-o")
+            .arg(output)
+            .arg("--no-progress")
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let score_only = ["--score-only", "--score-nodes", TEST_SCORE_NODES];
+    let with_games = ["--score", "--score-nodes", TEST_SCORE_NODES];
+    let scored = dir.path().join("scored.epd");
+    let labeled = dir.path().join("labeled.epd");
+    assert!(run(&scored, &score_only).status.success());
+    assert!(run(&labeled, &with_games).status.success());
+    let (scored_text, labeled_text) = (
+        std::fs::read_to_string(&scored).unwrap(),
+        std::fs::read_to_string(&labeled).unwrap(),
+    );
+    for (output, args) in [(&scored, with_games), (&labeled, score_only)] {
+        let refused = run(output, &args);
+        let message = String::from_utf8_lossy(&refused.stderr);
+        assert_eq!(refused.status.code(), Some(1), "{message}");
+        assert!(message.contains("different command"), "{message}");
+        assert!(message.contains("games off (--score-only)"), "{message}");
+    }
+    assert_eq!(std::fs::read_to_string(&scored).unwrap(), scored_text);
+    assert_eq!(std::fs::read_to_string(&labeled).unwrap(), labeled_text);
+    // The same command finds the run complete.
+    let again = run(&scored, &score_only);
+    assert!(again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("resumed: 3 positions"));
+    assert_eq!(std::fs::read_to_string(&scored).unwrap(), scored_text);
+    let fresh = dir.path().join("fresh.epd");
+    for extra in [
+        &["--nodes", "100"][..],
+        &["--depth", "2"],
+        &["--movetime", "10"],
+        &["--max-plies", "10"],
+        &["--resign-moves", "0"],
+        &["--draw-after", "10"],
+    ] {
+        let out = run(&fresh, &[&score_only[..], extra].concat());
+        let message = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {message}");
+        assert!(message.contains("cannot be used with"), "{message}");
+    }
+    let out = run(&fresh, &["--score-nodes", "100"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(!fresh.exists());
+}
+
+/// A fake UCI engine answering by position: a fixed score and a legal move,
+/// or (bare kings) a move and no score. It appends every `position` command
+/// it receives to the file named by its argument.
+const SCORING_ENGINE: &str = "#!/bin/sh\n\
+while read -r line; do\n\
+  case \"$line\" in\n\
+    uci) echo 'id name scoring'; echo uciok ;;\n\
+    isready) echo readyok ;;\n\
+    'position fen 8/8/8/4k3/8/8/8/3QK3 w '*) info='info depth 7 score cp 777 nodes 5000 pv d1d2'; move=d1d2 ;;\n\
+    'position fen 3qk3/8/8/8/4K3/8/8/8 b '*) info='info depth 9 score mate 3 pv d8d7'; move=d8d7 ;;\n\
+    'position fen 8/8/8/4k3/8/8/8/4K3 w '*) info=''; move=e1e2 ;;\n\
+    go*) [ -n \"$info\" ] && echo \"$info\"; echo \"bestmove $move\" ;;\n\
+    quit) exit 0 ;;\n\
+  esac\n\
+  case \"$line\" in position*) echo \"$line\" >> \"$1\" ;; esac\n\
+done\n";
+
+/// `--score-only --engine` writes the engine's reported score (mate scores
+/// converted), scores a mated position without asking it, and counts a
+/// position it gives no score for as failed — not written, not retried,
+/// named with the reason in the rejects and the sidecar.
+#[test]
+fn score_only_records_the_external_engines_score() {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = write(dir.path(), "scoring.sh", SCORING_ENGINE);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&engine, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let seen = dir.path().join("seen.log");
+    let input = write(
+        dir.path(),
+        "in.epd",
+        "8/8/8/4k3/8/8/8/3QK3 w - - 0 1\n\
+         8/8/8/4k3/8/8/8/4K3 w - - 0 1\n\
+         3qk3/8/8/8/4K3/8/8/8 b - - 0 1\n\
+         7k/8/8/8/8/8/5PPP/r5K1 w - - 0 1\n",
+    );
+    let output = dir.path().join("out.epd");
+    let rejects = dir.path().join("rejects.txt");
+    let summary = dir.path().join("summary.json");
+    let out = run_ok(
+        labeler()
+            .arg(&input)
+            .arg("-o")
+            .arg(&output)
+            .arg("--engine")
+            .arg(format!("{} {}", engine.display(), seen.display()))
+            .args(["--score-only", "--score-nodes", "5000", "--threads", "1"])
+            .args(["--no-progress", "--engine-retries", "2"])
+            .arg("--rejects")
+            .arg(&rejects)
+            .arg("--summary")
+            .arg(&summary),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        std::fs::read_to_string(&output).unwrap(),
+        "8/8/8/4k3/8/8/8/3QK3 w - - hmvc 0; fmvn 1; ce 777;\n\
+         3qk3/8/8/8/4K3/8/8/8 b - - hmvc 0; fmvn 1; ce 31995;\n\
+         7k/8/8/8/8/8/5PPP/r5K1 w - - hmvc 0; fmvn 1; ce -32000;\n"
+    );
+    // Asked once per position with a move, at the --score budget.
+    let asked = std::fs::read_to_string(&seen).unwrap();
+    assert_eq!(asked.lines().count(), 3, "{asked}");
+    assert_eq!(asked.matches("4K3 w").count(), 1, "retried: {asked}");
+    assert!(
+        !asked.contains("r5K1"),
+        "a mated position was searched: {asked}"
+    );
+    let rejected = std::fs::read_to_string(&rejects).unwrap();
+    assert!(
+        rejected.contains("in.epd:2: labeling failed: the engine reported no score"),
+        "{rejected}"
+    );
+    let progress = std::fs::read_to_string(dir.path().join("out.epd.progress")).unwrap();
+    assert!(
+        progress.contains("failed 1\t") && progress.contains("in.epd:2\t8/8/8/4k3/8/8/8/4K3 w"),
+        "{progress}"
+    );
+    assert!(
+        stderr.contains("or gave no score; not in the output): 1"),
+        "{stderr}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap();
+    assert_eq!(json["counts"]["scored"], 3, "{json}");
+    assert_eq!(json["skipped"]["failed_positions"], 1, "{json}");
 }

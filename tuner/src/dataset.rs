@@ -9,8 +9,11 @@
 //! default, see [`Resolve`]) and traces its chunk with its own searcher,
 //! and the results are appended in input order, so the result, the
 //! statistics and the error reports do not depend on the thread count, and
-//! memory stays at the compact traces plus a few chunks per thread. Records without a result are rejected and counted;
-//! malformed lines (records) are reported with file and line (record
+//! memory stays at the compact traces plus a few chunks per thread.
+//! Records without a result are rejected and counted, unless scores suffice
+//! (`--lambda 0`, where the target is the search score alone): then those
+//! with a search score are kept, with a draw as a placeholder result that
+//! the target does not use (see [`load`]); malformed lines (records) are reported with file and line (record
 //! number), skipped and counted; a binary file cut inside a record is an
 //! error.
 
@@ -95,6 +98,9 @@ pub struct LoadStats {
     pub per_file: Vec<(PathBuf, usize)>,
     /// Records without a game result (rejected).
     pub without_result: usize,
+    /// Records without a game result kept for their search score (when
+    /// scores suffice).
+    pub score_only: usize,
     /// Malformed lines (skipped).
     pub malformed: usize,
     /// Records with a search score.
@@ -105,6 +111,12 @@ pub struct LoadStats {
 /// `keep_samples` (for `--recompute-pv`), and statistics. Runs on as many
 /// threads as the current rayon pool has (`--threads`).
 ///
+/// A record without a result is rejected, unless `scores_suffice` (the
+/// caller's target ignores results: `--lambda 0` with `mse` or `log`) and it
+/// has a search score: it is then kept with [`SCORE_ONLY_PLACEHOLDER`] as
+/// its result. Such positions must not reach a trace cache, which may later
+/// be trained with results.
+///
 /// # Errors
 /// A file that cannot be opened or read, or binary data cut inside a
 /// record, each named.
@@ -113,6 +125,7 @@ pub fn load(
     resolve: Resolve,
     params: &Arc<Params>,
     keep_samples: bool,
+    scores_suffice: bool,
     on_progress: impl FnMut(usize) + Send,
 ) -> Result<(TraceSet, Vec<Sample>, LoadStats)> {
     let mut set = TraceSet::new();
@@ -121,6 +134,7 @@ pub fn load(
         resolve,
         params,
         keep_samples,
+        scores_suffice,
         |traces| {
             set.extend(traces);
             Ok(())
@@ -141,6 +155,7 @@ pub fn load_each(
     resolve: Resolve,
     params: &Arc<Params>,
     keep_samples: bool,
+    scores_suffice: bool,
     mut on_traces: impl FnMut(&TraceSet) -> Result<()> + Send,
     mut on_progress: impl FnMut(usize) + Send,
 ) -> Result<(Vec<Sample>, LoadStats)> {
@@ -158,7 +173,15 @@ pub fn load_each(
     OrderedMap::new(rayon::current_num_threads()).run(
         || chunks.next_chunk(),
         |_thread| resolver(resolve, params),
-        |searcher, chunk| Some(load_chunk(chunk, resolve, searcher.as_mut(), keep_samples)),
+        |searcher, chunk| {
+            Some(load_chunk(
+                chunk,
+                resolve,
+                searcher.as_mut(),
+                keep_samples,
+                scores_suffice,
+            ))
+        },
         |part| {
             for e in &part.errors {
                 stats.malformed += 1;
@@ -168,6 +191,7 @@ pub fn load_each(
             }
             stats.per_file[part.file].1 += part.records;
             stats.without_result += part.without_result;
+            stats.score_only += part.score_only;
             stats.with_score += part.with_score;
             on_traces(&part.traces)?;
             positions += part.traces.len();
@@ -282,13 +306,18 @@ fn load_chunk(
     resolve: Resolve,
     searcher: Option<&mut Searcher>,
     keep_samples: bool,
+    scores_suffice: bool,
 ) -> Part {
+    let keep = Keep {
+        samples: keep_samples,
+        score_only: scores_suffice,
+    };
     match chunk {
         Chunk::Lines { file, block } => {
             let items = (0..block.len())
                 .filter_map(|i| block.parse(i))
                 .map(|item| item.map(|(_, record)| record).map_err(|e| e.to_string()));
-            load_items(file, items, block.len(), resolve, searcher, keep_samples)
+            load_items(file, items, block.len(), resolve, searcher, keep)
         }
         Chunk::Records {
             file,
@@ -301,7 +330,7 @@ fn load_chunk(
                     format!("{}: record {}: {e}", path.display(), first + i as u64 + 1)
                 })
             });
-            load_items(file, items, records.len(), resolve, searcher, keep_samples)
+            load_items(file, items, records.len(), resolve, searcher, keep)
         }
     }
 }
@@ -317,8 +346,22 @@ struct Part {
     errors: Vec<String>,
     records: usize,
     without_result: usize,
+    score_only: usize,
     with_score: usize,
 }
+
+/// What a chunk keeps besides the traces.
+#[derive(Clone, Copy)]
+struct Keep {
+    /// The samples (for `--recompute-pv`).
+    samples: bool,
+    /// Records without a result but with a search score (see [`load`]).
+    score_only: bool,
+}
+
+/// The result given to a record kept for its search score alone (see
+/// [`load`]): any result would do, since the target does not use it.
+pub const SCORE_ONLY_PLACEHOLDER: GameResult = GameResult::Draw;
 
 /// A worker's resolving searcher (`None` without resolution): `resolve`
 /// neither uses the transposition table nor learns across positions, and
@@ -347,7 +390,7 @@ fn load_items(
     expected: usize,
     resolve: Resolve,
     mut searcher: Option<&mut Searcher>,
-    keep_samples: bool,
+    keep: Keep,
 ) -> Part {
     let mut part = Part {
         file,
@@ -359,13 +402,15 @@ fn load_items(
             Err(e) => part.errors.push(e),
             Ok(rec) => {
                 part.records += 1;
-                let Some(sample) = to_sample(rec) else {
+                let score_only = rec.result.is_none() && rec.score.is_some();
+                let Some(sample) = to_sample(rec, keep.score_only) else {
                     part.without_result += 1;
                     continue;
                 };
+                part.score_only += usize::from(score_only);
                 part.with_score += usize::from(sample.score_white.is_some());
                 push(resolve, searcher.as_deref_mut(), &mut part.traces, &sample);
-                if keep_samples {
+                if keep.samples {
                     part.samples.push(sample);
                 }
             }
@@ -374,8 +419,14 @@ fn load_items(
     part
 }
 
-fn to_sample(rec: LabeledPosition) -> Option<Sample> {
-    let result = rec.result?;
+/// The sample of a record; `None` without a result, unless `scores_suffice`
+/// and it has a score (then with [`SCORE_ONLY_PLACEHOLDER`]).
+fn to_sample(rec: LabeledPosition, scores_suffice: bool) -> Option<Sample> {
+    let result = match rec.result {
+        Some(result) => result,
+        None if scores_suffice && rec.score.is_some() => SCORE_ONLY_PLACEHOLDER,
+        None => return None,
+    };
     let turn = rec.position.turn();
     Some(Sample {
         score_white: rec.score.map(|s| if turn == Color::White { s } else { -s }),

@@ -56,10 +56,21 @@ use tuner::trainer::{Split, Stop, Trainer, TrainerSettings, TrainingData, fit_ob
 /// `tuner spsa` tunes a UCI engine's spin options by SPSA (see `tuner spsa
 /// --help`).
 #[derive(Parser, Debug)]
-#[command(version, about, long_about, args_conflicts_with_subcommands = true)]
+#[command(
+    version,
+    about,
+    long_about,
+    args_conflicts_with_subcommands = true,
+    disable_version_flag = true
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
+
+    /// Print version (long form only: -V is the gradient check, as in
+    /// Arasan's tuner).
+    #[arg(long, action = clap::ArgAction::Version)]
+    version: Option<bool>,
 
     #[command(flatten)]
     train: TrainArgs,
@@ -178,7 +189,8 @@ struct TrainArgs {
     k: Option<f64>,
 
     /// Target blend with search scores (`ce`): L·result + (1−L)·σ(K·ce/400),
-    /// L in [0, 1].
+    /// L in [0, 1]. With 0 (and -O mse or log) positions with a score and no
+    /// result (`labeler --score-only`) are kept, except with --save-traces.
     #[arg(long, default_value_t = 1.0, value_parser = unit_interval)]
     lambda: f64,
 
@@ -376,6 +388,14 @@ fn starting_params(cli: &TrainArgs) -> Result<Params> {
     Ok(p)
 }
 
+/// Whether positions without a result are kept for their search score: the
+/// target ignores results (`--lambda 0`, not `-O ordinal`, which models the
+/// results themselves), and no trace cache is written (it could be trained
+/// with results later).
+fn scores_suffice(cli: &TrainArgs) -> bool {
+    cli.lambda == 0.0 && cli.objective != ObjectiveKind::Ordinal && cli.save_traces.is_none()
+}
+
 /// Loads, resolves and traces the inputs, streaming them to the
 /// `--save-traces` cache as they come; keeps them when `collect` (else the
 /// returned set is empty and memory stays bounded). Also returns the number
@@ -400,6 +420,7 @@ fn trace_inputs(
         cli.resolve,
         params,
         keep,
+        scores_suffice(cli),
         |traces| {
             if let Some(w) = writer.as_mut() {
                 w.append(traces)?;
@@ -414,9 +435,17 @@ fn trace_inputs(
     )?;
     bar.finish();
     let secs = start.elapsed().as_secs_f64();
+    let score_only = if stats.score_only > 0 {
+        format!(
+            " ({} of them without a result, kept for --lambda 0)",
+            stats.score_only
+        )
+    } else {
+        String::new()
+    };
     eprintln!(
         "loaded {positions} positions in {secs:.2}s ({:.0} positions/s resolved with {} and traced); \
-         {} without a result rejected, {} malformed lines skipped, {} with a search score",
+         {} without a result rejected, {} malformed lines skipped, {} with a search score{score_only}",
         positions as f64 / secs.max(1e-9),
         cli.resolve,
         stats.without_result,
@@ -490,6 +519,7 @@ fn load_data(cli: &TrainArgs, params: &Arc<Params>) -> Result<(TraceData, Vec<St
                 cli.resolve,
                 params,
                 keep,
+                scores_suffice(cli),
                 |_| {},
             )?;
             inputs.extend(
@@ -684,6 +714,13 @@ fn train(cli: TrainArgs) -> Result<()> {
     ensure!(
         !cli.inputs.is_empty() || cli.traces.is_some(),
         "no input files or --traces (see --help)"
+    );
+    // At --lambda 0 the target σ(K·ce/400) moves with K, so a fitted K would
+    // shrink toward 0 instead of matching the scores to the results.
+    ensure!(
+        cli.lambda != 0.0 || cli.objective == ObjectiveKind::Ordinal || cli.k.is_some(),
+        "--lambda 0 needs --k: the target is then the search score itself, which cannot fix \
+         the sigmoid scale (fit K on results first: tuner -n 0 --validation 0 FILE with results)"
     );
     let inputs = cli
         .inputs

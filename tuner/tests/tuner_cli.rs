@@ -797,3 +797,85 @@ fn truncated_compressed_inputs_are_fatal() {
     assert!(stderr.contains("loaded 3000 positions"), "{stderr}");
     assert!(stderr.contains(" 0 malformed lines skipped"), "{stderr}");
 }
+
+/// Positions with a search score and no result (`labeler --score-only`) are
+/// kept at `--lambda 0` with `mse`/`log`, where the target is the score
+/// alone: the losses equal those of the same positions with any results.
+/// Otherwise (another lambda, `-O ordinal`, `--save-traces`) they are
+/// rejected as positions without a result.
+#[test]
+fn scores_without_results_train_at_lambda_zero_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let with_results: String = std::fs::read_to_string(data())
+        .unwrap()
+        .lines()
+        .take(3000)
+        .enumerate()
+        .map(|(i, l)| format!("{l} ce {};\n", (i as i32 * 37) % 401 - 200))
+        .collect();
+    let scores_only: String = with_results
+        .lines()
+        .map(|l| {
+            let (board, rest) = l.split_once(" c9 ").unwrap();
+            let (_, ce) = rest.split_once("; ").unwrap();
+            format!("{board} {ce}\n")
+        })
+        .collect();
+    assert!(!scores_only.contains("c9"), "{scores_only}");
+    let (labeled, scored) = (
+        dir.path().join("labeled.epd"),
+        dir.path().join("scored.epd"),
+    );
+    std::fs::write(&labeled, &with_results).unwrap();
+    std::fs::write(&scored, &scores_only).unwrap();
+    let measure = |path: &Path, lambda: &str, extra: &[&str]| {
+        let mut args = vec![
+            "-n",
+            "0",
+            "--lambda",
+            lambda,
+            "--k",
+            "2.9",
+            "--validation",
+            "0",
+        ];
+        args.extend(extra);
+        args.push(path.to_str().unwrap());
+        tuner(&args, dir.path())
+    };
+    for objective in ["mse", "log"] {
+        let out = measure(&scored, "0", &["-O", objective]);
+        let stdout = ok("tuner", &out);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("loaded 3000 positions")
+                && stderr.contains("0 without a result rejected")
+                && stderr.contains("3000 of them without a result, kept for --lambda 0"),
+            "{stderr}"
+        );
+        assert!(stdout.contains("training loss"), "{stdout}");
+        let expected = ok("tuner", &measure(&labeled, "0", &["-O", objective]));
+        assert_eq!(stdout, expected, "-O {objective}");
+    }
+    // Without --k the scale cannot be fitted: the target moves with it.
+    let out = tuner(
+        &["-n", "0", "--lambda", "0", scored.to_str().unwrap()],
+        dir.path(),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(stderr.contains("--lambda 0 needs --k"), "{stderr}");
+    for (lambda, refused) in [
+        ("0.5", &[][..]),
+        ("0", &["-O", "ordinal"]),
+        ("0", &["--save-traces", "t.traces"]),
+    ] {
+        let out = measure(&scored, lambda, refused);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{refused:?}: {stderr}");
+        assert!(
+            stderr.contains("3000 without a result rejected"),
+            "{refused:?}: {stderr}"
+        );
+    }
+}
