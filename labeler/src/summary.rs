@@ -82,6 +82,29 @@ pub(crate) fn write_results_line(out: &mut String, results: &[u64; 3], total: f6
     );
 }
 
+/// The report's `endings:` lines: the count of every kind of ending, its
+/// name padded to `width`, adjudications marked.
+pub(crate) fn write_endings(
+    out: &mut String,
+    terminations: &BTreeMap<Termination, u64>,
+    width: usize,
+) {
+    let _ = writeln!(out, "  endings:");
+    for kind in Termination::ALL {
+        let n = terminations.get(&kind).copied().unwrap_or(0);
+        let _ = writeln!(
+            out,
+            "    {:<width$}{n}{}",
+            kind.name(),
+            if kind.is_adjudication() {
+                " (adjudicated)"
+            } else {
+                ""
+            }
+        );
+    }
+}
+
 impl RunStats {
     /// Counts a labeled position: the outcome of its game (`None` with
     /// `--score-only`), and whether its line has a score.
@@ -249,19 +272,6 @@ impl RunStats {
             self.average_plies(),
             self.decided_at_input
         );
-        let _ = writeln!(out, "  endings:");
-        for kind in Termination::ALL {
-            let n = self.terminations.get(&kind).copied().unwrap_or(0);
-            let _ = writeln!(
-                out,
-                "    {:<24}{n}{}",
-                kind.name(),
-                if kind.is_adjudication() {
-                    " (adjudicated)"
-                } else {
-                    ""
-                }
-            );
-        }
+        write_endings(out, &self.terminations, 24);
     }
 }

@@ -6,7 +6,7 @@
 #[path = "../../engine/tests/support/cli.rs"]
 mod cli;
 
-use cli::{ctrl_c, run_ok, write};
+use cli::{ctrl_c, run_ok, write, write_script};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -457,12 +457,7 @@ done\n";
 #[test]
 fn hung_engine_is_restarted_then_the_position_reported() {
     let dir = tempfile::tempdir().unwrap();
-    let engine = write(dir.path(), "hang.sh", HANGING_ENGINE);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&engine, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
+    let engine = write_script(dir.path(), "hang.sh", HANGING_ENGINE);
     let input = write(
         dir.path(),
         "in.epd",
@@ -821,12 +816,7 @@ done\n";
 #[test]
 fn score_only_records_the_external_engines_score() {
     let dir = tempfile::tempdir().unwrap();
-    let engine = write(dir.path(), "scoring.sh", SCORING_ENGINE);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&engine, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
+    let engine = write_script(dir.path(), "scoring.sh", SCORING_ENGINE);
     let seen = dir.path().join("seen.log");
     let input = write(
         dir.path(),

@@ -15,7 +15,7 @@ use std::str::FromStr;
 use std::time::{Duration, Instant};
 
 use bulletformat::{ChessBoard, DataLoader};
-use cli::{ctrl_c, run_ok};
+use cli::{ctrl_c, run_ok, write_script};
 
 /// Small node budget: the tests check plumbing, not playing strength.
 const TEST_NODES: &str = "400";
@@ -358,13 +358,7 @@ done\n";
 #[test]
 fn a_hung_engine_fails_its_games_and_the_run_goes_on() {
     let dir = tempfile::tempdir().unwrap();
-    let engine = dir.path().join("hang.sh");
-    std::fs::write(&engine, HANGING_ENGINE).unwrap();
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&engine, std::fs::Permissions::from_mode(0o755)).unwrap();
-    }
+    let engine = write_script(dir.path(), "hang.sh", HANGING_ENGINE);
     let output = dir.path().join("out.epd");
     let args = ["--games", "2", "--threads", "2", "--engine-timeout", "0.2"];
     let mut cmd = selfplay(&output, &args);

@@ -21,6 +21,18 @@ pub fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     path
 }
 
+/// Writes the shell script `text` to `dir/name`, executable; returns the
+/// path (a fake engine or tool for a test).
+pub fn write_script(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = write(dir, name, text);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    path
+}
+
 /// Copies the folder `from` with everything below it to `to`.
 pub fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();

@@ -14,7 +14,7 @@ use crate::selfplay::game::GameData;
 use crate::selfplay::output::FailedGame;
 use crate::selfplay::selection::DropReason;
 use crate::selfplay::start::Rejections;
-use crate::summary::{result_distribution, result_slot, write_results_line};
+use crate::summary::{result_distribution, result_slot, write_endings, write_results_line};
 
 /// Failed games listed in the report at most.
 const MAX_LISTED_FAILURES: usize = 20;
@@ -127,20 +127,7 @@ impl SelfplayStats {
         }
         let total = self.games.max(1) as f64;
         write_results_line(&mut out, &self.results, total);
-        let _ = writeln!(out, "  endings:");
-        for kind in Termination::ALL {
-            let n = self.terminations.get(&kind).copied().unwrap_or(0);
-            let _ = writeln!(
-                out,
-                "    {:<34}{n}{}",
-                kind.name(),
-                if kind.is_adjudication() {
-                    " (adjudicated)"
-                } else {
-                    ""
-                }
-            );
-        }
+        write_endings(&mut out, &self.terminations, 34);
         let _ = writeln!(
             out,
             "  start draws rejected: {} ({} ended during the random plies, {} beyond --max-start-score)",
