@@ -879,3 +879,55 @@ fn scores_without_results_train_at_lambda_zero_only() {
         );
     }
 }
+
+/// `--round greedy` writes weights whose training loss is at most that of
+/// nearest rounding (the same run otherwise), and says so in the report and
+/// the JSON summary; the two runs' params files differ.
+#[test]
+fn greedy_rounding_is_never_worse_on_the_training_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut losses = Vec::new();
+    let mut params = Vec::new();
+    for round in ["nearest", "greedy"] {
+        let out_params = format!("{round}.params");
+        let summary = format!("{round}.json");
+        let out = tuner(
+            &[
+                "-n",
+                "3",
+                "--round",
+                round,
+                "--no-emit-rust",
+                "-x",
+                &out_params,
+                "--summary",
+                &summary,
+                data().to_str().unwrap(),
+            ],
+            dir.path(),
+        );
+        let stdout = ok("tuner", &out);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let greedy = round == "greedy";
+        assert_eq!(stderr.contains("greedy rounding:"), greedy, "{stderr}");
+        assert_eq!(
+            stdout.contains("(rounded weights, greedy)"),
+            greedy,
+            "{stdout}"
+        );
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join(&summary)).unwrap())
+                .unwrap();
+        assert_eq!(json["figures"]["rounding"], round, "{json}");
+        losses.push(json["figures"]["training_loss_end"].as_f64().unwrap());
+        let text = std::fs::read_to_string(dir.path().join(&out_params)).unwrap();
+        params.push(
+            text.lines()
+                .filter(|l| !l.starts_with('#'))
+                .map(str::to_string)
+                .collect::<Vec<_>>(),
+        );
+    }
+    assert!(losses[1] <= losses[0], "{losses:?}");
+    assert_ne!(params[0], params[1], "greedy rounding changed no weight");
+}
