@@ -143,7 +143,8 @@ struct TrainArgs {
     /// nearest (each to its nearest integer) or greedy (from there, each
     /// tunable weight in turn tries its other integer neighbour and keeps it
     /// when the training loss is lower: one loss evaluation per weight, never
-    /// worse than nearest on the training set). The weights written after an
+    /// worse than nearest on the training set; with --stream that is one
+    /// pass over the cache per weight). The weights written after an
     /// improving epoch are rounded to nearest; the final ones by this.
     #[arg(long, value_enum, default_value_t = Rounding::Nearest)]
     round: Rounding,
