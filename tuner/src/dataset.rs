@@ -108,10 +108,10 @@ pub struct LoadStats {
 }
 
 /// Loads every file: returns the traced set, the raw samples when
-/// `keep_samples` (for `--recompute-pv`), and statistics. Runs on as many
+/// `keep.samples` (for `--recompute-pv`), and statistics. Runs on as many
 /// threads as the current rayon pool has (`--threads`).
 ///
-/// A record without a result is rejected, unless `scores_suffice` (the
+/// A record without a result is rejected, unless `keep.score_only` (the
 /// caller's target ignores results: `--lambda 0` with `mse` or `log`) and it
 /// has a search score: it is then kept with [`SCORE_ONLY_PLACEHOLDER`] as
 /// its result. Such positions must not reach a trace cache, which may later
@@ -124,8 +124,7 @@ pub fn load(
     paths: &[PathBuf],
     resolve: Resolve,
     params: &Arc<Params>,
-    keep_samples: bool,
-    scores_suffice: bool,
+    keep: Keep,
     on_progress: impl FnMut(usize) + Send,
 ) -> Result<(TraceSet, Vec<Sample>, LoadStats)> {
     let mut set = TraceSet::new();
@@ -133,8 +132,7 @@ pub fn load(
         paths,
         resolve,
         params,
-        keep_samples,
-        scores_suffice,
+        keep,
         |traces| {
             set.extend(traces);
             Ok(())
@@ -154,8 +152,7 @@ pub fn load_each(
     paths: &[PathBuf],
     resolve: Resolve,
     params: &Arc<Params>,
-    keep_samples: bool,
-    scores_suffice: bool,
+    keep: Keep,
     mut on_traces: impl FnMut(&TraceSet) -> Result<()> + Send,
     mut on_progress: impl FnMut(usize) + Send,
 ) -> Result<(Vec<Sample>, LoadStats)> {
@@ -173,15 +170,7 @@ pub fn load_each(
     OrderedMap::new(rayon::current_num_threads()).run(
         || chunks.next_chunk(),
         |_thread| resolver(resolve, params),
-        |searcher, chunk| {
-            Some(load_chunk(
-                chunk,
-                resolve,
-                searcher.as_mut(),
-                keep_samples,
-                scores_suffice,
-            ))
-        },
+        |searcher, chunk| Some(load_chunk(chunk, resolve, searcher.as_mut(), keep)),
         |part| {
             for e in &part.errors {
                 stats.malformed += 1;
@@ -301,17 +290,7 @@ fn open_file(path: &Path) -> Result<OpenFile> {
 }
 
 /// Parses, resolves and traces one chunk.
-fn load_chunk(
-    chunk: Chunk,
-    resolve: Resolve,
-    searcher: Option<&mut Searcher>,
-    keep_samples: bool,
-    scores_suffice: bool,
-) -> Part {
-    let keep = Keep {
-        samples: keep_samples,
-        score_only: scores_suffice,
-    };
+fn load_chunk(chunk: Chunk, resolve: Resolve, searcher: Option<&mut Searcher>, keep: Keep) -> Part {
     match chunk {
         Chunk::Lines { file, block } => {
             let items = (0..block.len())
@@ -350,13 +329,13 @@ struct Part {
     with_score: usize,
 }
 
-/// What a chunk keeps besides the traces.
-#[derive(Clone, Copy)]
-struct Keep {
+/// What a load keeps besides the traces of the records with a result.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Keep {
     /// The samples (for `--recompute-pv`).
-    samples: bool,
+    pub samples: bool,
     /// Records without a result but with a search score (see [`load`]).
-    score_only: bool,
+    pub score_only: bool,
 }
 
 /// The result given to a record kept for its search score alone (see
@@ -402,12 +381,13 @@ fn load_items(
             Err(e) => part.errors.push(e),
             Ok(rec) => {
                 part.records += 1;
-                let score_only = rec.result.is_none() && rec.score.is_some();
+                // A record kept without a result is kept for its score.
+                let without_result = rec.result.is_none();
                 let Some(sample) = to_sample(rec, keep.score_only) else {
                     part.without_result += 1;
                     continue;
                 };
-                part.score_only += usize::from(score_only);
+                part.score_only += usize::from(without_result);
                 part.with_score += usize::from(sample.score_white.is_some());
                 push(resolve, searcher.as_deref_mut(), &mut part.traces, &sample);
                 if keep.samples {

@@ -408,12 +408,18 @@ fn starting_params(cli: &TrainArgs) -> Result<Params> {
     Ok(p)
 }
 
-/// Whether positions without a result are kept for their search score: the
-/// target ignores results (`--lambda 0`, not `-O ordinal`, which models the
-/// results themselves), and no trace cache is written (it could be trained
-/// with results later).
-fn scores_suffice(cli: &TrainArgs) -> bool {
-    cli.lambda == 0.0 && cli.objective != ObjectiveKind::Ordinal && cli.save_traces.is_none()
+/// What loading keeps besides the traces: the samples for `-R`, and the
+/// positions without a result for their search score when the target
+/// ignores results (`--lambda 0`, not `-O ordinal`, which models the results
+/// themselves) and no trace cache is written (it could be trained with
+/// results later).
+fn what_to_keep(cli: &TrainArgs) -> dataset::Keep {
+    dataset::Keep {
+        samples: cli.recompute_pv > 0,
+        score_only: cli.lambda == 0.0
+            && cli.objective != ObjectiveKind::Ordinal
+            && cli.save_traces.is_none(),
+    }
 }
 
 /// Loads, resolves and traces the inputs, streaming them to the
@@ -425,7 +431,7 @@ fn trace_inputs(
     params: &Arc<Params>,
     collect: bool,
 ) -> Result<(TraceSet, Vec<dataset::Sample>, dataset::LoadStats, usize)> {
-    let keep = cli.recompute_pv > 0;
+    let keep = what_to_keep(cli);
     let start = Instant::now();
     let bar = Progress::spinner(true);
     let mut writer = cli
@@ -440,7 +446,6 @@ fn trace_inputs(
         cli.resolve,
         params,
         keep,
-        scores_suffice(cli),
         |traces| {
             if let Some(w) = writer.as_mut() {
                 w.append(traces)?;
@@ -498,7 +503,7 @@ fn trace_inputs(
 /// Loads, resolves and traces the inputs and splits them into training and
 /// validation sets; returns the data and the provenance lines of the inputs.
 fn load_data(cli: &TrainArgs, params: &Arc<Params>) -> Result<(TraceData, Vec<String>)> {
-    let keep = cli.recompute_pv > 0;
+    let keep = what_to_keep(cli);
     let start = Instant::now();
     let (all, samples, mut inputs) = match &cli.traces {
         Some(path) => {
@@ -539,7 +544,6 @@ fn load_data(cli: &TrainArgs, params: &Arc<Params>) -> Result<(TraceData, Vec<St
                 cli.resolve,
                 params,
                 keep,
-                scores_suffice(cli),
                 |_| {},
             )?;
             inputs.extend(
@@ -551,7 +555,13 @@ fn load_data(cli: &TrainArgs, params: &Arc<Params>) -> Result<(TraceData, Vec<St
         }
         None => Holdout::Fraction(cli.validation),
     };
-    let data = TraceData::split(all, samples, holdout, cli.seed, keep.then_some(cli.resolve));
+    let data = TraceData::split(
+        all,
+        samples,
+        holdout,
+        cli.seed,
+        keep.samples.then_some(cli.resolve),
+    );
     let (train, validation) = (&data.train, &data.validation);
     ensure!(!train.is_empty(), "the training set is empty");
     let bytes = train.heap_bytes() + validation.heap_bytes();
