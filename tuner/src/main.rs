@@ -264,7 +264,8 @@ struct TrainArgs {
     /// --learning-rate, --lr-decay, --batch-size, --l2, --tune/--freeze,
     /// --seed, -R, -i/--material-only, --resolve, --validation…) must be
     /// those of the run; a difference is refused and named. -n and
-    /// --patience may differ: they say how long to go on.
+    /// --patience may differ: they say how long to go on; so may --round,
+    /// which only rounds the checkpoint's unrounded best weights at the end.
     #[arg(long)]
     resume: Option<PathBuf>,
 
