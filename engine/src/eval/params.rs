@@ -475,6 +475,47 @@ pub const king_pawnless_flank: [S; 1] = [
     s(   0,  -54),
 ];
 
+/// Own pawns, knights and bishops in the own king zone (0–8).
+#[rustfmt::skip]
+pub const king_defenders: [S; 9] = [
+    s(   0,    0), // 0
+    s(   0,    0), // 1
+    s(   0,    0), // 2
+    s(   0,    0), // 3
+    s(   0,    0), // 4
+    s(   0,    0), // 5
+    s(   0,    0), // 6
+    s(   0,    0), // 7
+    s(   0,    0), // 8
+];
+
+/// Squares of the own king zone the enemy attacks and we do not defend twice (the coefficient is their number).
+#[rustfmt::skip]
+pub const king_zone_weak: [S; 1] = [
+    s(   0,    0),
+];
+
+/// Own pieces that alone stand between the own king and an enemy slider on its line (pinned, or shielding; the coefficient is their number).
+#[rustfmt::skip]
+pub const king_blockers: [S; 1] = [
+    s(   0,    0),
+];
+
+/// Safe squares from which a piece can check the enemy king, by checking piece type (the coefficient is their number).
+#[rustfmt::skip]
+pub const safe_checks: [S; 4] = [
+    s(   0,    0), // knight
+    s(   0,    0), // bishop
+    s(   0,    0), // rook
+    s(   0,    0), // queen
+];
+
+/// Squares from which a piece can check the enemy king that the enemy defends (the coefficient is their number).
+#[rustfmt::skip]
+pub const unsafe_checks: [S; 1] = [
+    s(   0,    0),
+];
+
 /// Attack units per square of the enemy king zone a piece attacks, by attacker; the middlegame and endgame counters add the .mg and .eg units.
 #[rustfmt::skip]
 pub const king_attack_units: [S; 4] = [
@@ -617,6 +658,19 @@ pub const hanging: [S; 6] = [
     s(   0,    0), // king
 ];
 
+/// Safe squares from which an own knight (0) or bishop or rook (1, on squares also defended twice) would attack the enemy's only queen (the coefficient is their number).
+#[rustfmt::skip]
+pub const threat_on_queen: [S; 2] = [
+    s(   0,    0), // 0
+    s(   0,    0), // 1
+];
+
+/// Squares both sides attack that the enemy does not protect strongly (by a pawn, or twice when we attack once): the enemy's pieces are restricted there (the coefficient is their number).
+#[rustfmt::skip]
+pub const restricted: [S; 1] = [
+    s(   0,    0),
+];
+
 /// A piece that a safe pawn push would attack (and no pawn attacks yet), by piece type.
 #[rustfmt::skip]
 pub const threat_by_pawn_push: [S; 6] = [
@@ -681,6 +735,11 @@ pub const GENERATED: &[(&str, &[S])] = &[
     ("king_file", &king_file),
     ("king_flank_attacks", &king_flank_attacks),
     ("king_pawnless_flank", &king_pawnless_flank),
+    ("king_defenders", &king_defenders),
+    ("king_zone_weak", &king_zone_weak),
+    ("king_blockers", &king_blockers),
+    ("safe_checks", &safe_checks),
+    ("unsafe_checks", &unsafe_checks),
     ("king_attack_units", &king_attack_units),
     ("king_check_units", &king_check_units),
     ("king_attack", &king_attack),
@@ -689,6 +748,8 @@ pub const GENERATED: &[(&str, &[S])] = &[
     ("threat_by_rook", &threat_by_rook),
     ("threat_by_queen", &threat_by_queen),
     ("hanging", &hanging),
+    ("threat_on_queen", &threat_on_queen),
+    ("restricted", &restricted),
     ("threat_by_pawn_push", &threat_by_pawn_push),
     ("tempo", &tempo),
 ];
