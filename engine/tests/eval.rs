@@ -486,3 +486,47 @@ fn every_parameter_at_its_bound_cannot_overflow() {
         }
     }
 }
+
+/// The net White-relative coefficient of block element `entry` in `fen`'s
+/// trace.
+fn coefficient(fen: &str, entry: usize) -> i32 {
+    let pos = parse_fen(fen).unwrap();
+    trace(&pos)
+        .entries
+        .iter()
+        .filter(|t| t.entry as usize == entry)
+        .map(|t| i32::from(t.coef))
+        .sum()
+}
+
+#[test]
+fn king_defence_terms_count_defenders_and_blockers() {
+    use engine::eval::schema::blocks;
+    // White's bishop d2 alone blocks the black bishop b4, its pawn e2 alone
+    // the rook e8: two blockers; both stand in the white king's zone.
+    let fen = "4r2k/8/8/8/1b6/8/3BP3/4K3 w - - 0 1";
+    assert_eq!(coefficient(fen, blocks::king_blockers.one()), 2);
+    assert_eq!(coefficient(fen, blocks::king_defenders.at(2)), 1);
+    assert_eq!(coefficient(fen, blocks::king_defenders.at(0)), -1);
+    // A second piece on the line is no blocker.
+    let fen = "4r2k/8/8/8/1b6/2N5/3BP3/4K3 w - - 0 1";
+    assert_eq!(coefficient(fen, blocks::king_blockers.one()), 1);
+    // An enemy piece on the line is not ours to count.
+    let fen = "4r2k/8/8/4p3/1b6/8/3B4/4K3 w - - 0 1";
+    assert_eq!(coefficient(fen, blocks::king_blockers.one()), 1);
+}
+
+#[test]
+fn threats_on_the_queen_count_safe_knight_squares() {
+    use engine::eval::schema::blocks;
+    // The knight d4 reaches c6 and e6, both a knight's jump from the queen
+    // d8 and attacked by nothing black.
+    let fen = "3q3k/8/8/8/3N4/8/8/4K3 w - - 0 1";
+    assert_eq!(coefficient(fen, blocks::threat_on_queen.at(0)), 2);
+    // A black pawn b7 protects c6.
+    let fen = "3q3k/1p6/8/8/3N4/8/8/4K3 w - - 0 1";
+    assert_eq!(coefficient(fen, blocks::threat_on_queen.at(0)), 1);
+    // Two queens: no single queen to threaten.
+    let fen = "3q2qk/8/8/8/3N4/8/8/4K3 w - - 0 1";
+    assert_eq!(coefficient(fen, blocks::threat_on_queen.at(0)), 0);
+}

@@ -410,6 +410,20 @@ declare_params! {
     king_flank_attacks: [1], KingSafety, Scalar, (-30, 30) = [ZERO];
     /// The king on a flank without pawns of either colour.
     king_pawnless_flank: [1], KingSafety, Scalar, (-150, 50) = [ZERO];
+    /// Own pawns, knights and bishops in the own king zone (0–8).
+    king_defenders: [9], KingSafety, List, (-100, 100) = [ZERO];
+    /// Squares of the own king zone the enemy attacks and we do not defend
+    /// twice (the coefficient is their number).
+    king_zone_weak: [1], KingSafety, Scalar, (-100, 50) = [ZERO];
+    /// Own pieces that alone stand between the own king and an enemy slider
+    /// on its line (pinned, or shielding; the coefficient is their number).
+    king_blockers: [1], KingSafety, Scalar, (-100, 50) = [ZERO];
+    /// Safe squares from which a piece can check the enemy king, by
+    /// checking piece type (the coefficient is their number).
+    safe_checks: [4], KingSafety, Attacker, (-50, 150) = [ZERO];
+    /// Squares from which a piece can check the enemy king that the enemy
+    /// defends (the coefficient is their number).
+    unsafe_checks: [1], KingSafety, Scalar, (-50, 100) = [ZERO];
     /// Attack units per square of the enemy king zone a piece attacks, by
     /// attacker; the middlegame and endgame counters add the .mg and .eg
     /// units.
@@ -433,6 +447,14 @@ declare_params! {
     threat_by_queen: [6], Threats, Role, (-50, 300) = [ZERO];
     /// A piece attacked and not defended, by piece type.
     hanging: [6], Threats, Role, (-50, 300) = [ZERO];
+    /// Safe squares from which an own knight (0) or bishop or rook (1, on
+    /// squares also defended twice) would attack the enemy's only queen
+    /// (the coefficient is their number).
+    threat_on_queen: [2], Threats, List, (-50, 150) = [ZERO];
+    /// Squares both sides attack that the enemy does not protect strongly
+    /// (by a pawn, or twice when we attack once): the enemy's pieces are
+    /// restricted there (the coefficient is their number).
+    restricted: [1], Threats, Scalar, (-30, 30) = [ZERO];
     /// A piece that a safe pawn push would attack (and no pawn attacks yet), by piece type.
     threat_by_pawn_push: [6], Threats, Role, (-50, 300) = [ZERO];
     /// Bonus for the side to move.

@@ -15,7 +15,7 @@
 //! danger is counted here and valued by the accumulator ([`super::danger`]).
 
 use shakmaty::attacks::{
-    bishop_attacks, king_attacks, knight_attacks, queen_attacks, rook_attacks,
+    between, bishop_attacks, king_attacks, knight_attacks, queen_attacks, rook_attacks,
 };
 use shakmaty::{Bitboard, Board, Color, Position, Role, Square};
 
@@ -135,6 +135,15 @@ fn pawn_attack_span(color: Color, pawns: u64) -> u64 {
     }
 }
 
+/// Squares two of `color`'s pawns attack.
+#[inline(always)]
+fn pawn_attacks_twice(color: Color, pawns: u64) -> u64 {
+    match color {
+        Color::White => ((pawns & NOT_FILE_A) << 7) & ((pawns & NOT_FILE_H) << 9),
+        Color::Black => ((pawns & NOT_FILE_A) >> 9) & ((pawns & NOT_FILE_H) >> 7),
+    }
+}
+
 /// Squares strictly in front of `sq` (from `color`'s side), all files.
 #[inline(always)]
 fn ranks_ahead(color: Color, sq: Square) -> u64 {
@@ -167,6 +176,8 @@ struct Side {
     attacked_by: [u64; 6],
     /// Squares attacked by any piece of this side.
     attacked: u64,
+    /// Squares attacked at least twice by this side's pieces.
+    attacked_twice: u64,
     /// Squares around the king (its attacks plus its square).
     king_zone: u64,
 }
@@ -188,6 +199,7 @@ fn side(board: &Board, color: Color) -> Side {
         pawn_attacks,
         attacked_by,
         attacked: pawn_attacks | attacked_by[5],
+        attacked_twice: pawn_attacks_twice(color, pawns) | (pawn_attacks & attacked_by[5]),
         king_zone: king_attacks(king).0 | (1u64 << king as u32),
     }
 }
@@ -226,6 +238,8 @@ pub fn evaluate_terms<P: Position, A: Accumulator>(pos: &P, acc: &mut A) -> Tape
         king_flank_attacks(us, them, acc);
         threats(board, occupied, us, them, acc);
         space(us, them, acc);
+        king_defence(board, occupied, us, them, acc);
+        pressure(board, occupied, us, them, acc);
     }
     acc.add(blocks::tempo.one(), sign(pos.turn()));
     taper_info(board)
@@ -341,6 +355,8 @@ fn piece_type_terms<A: Accumulator>(
             _ => queen_attacks(sq, Bitboard(ctx.occupied)).0,
         };
         all_attacks |= attacks;
+        us.attacked_twice |= us.attacked & attacks;
+        us.attacked |= attacks;
         let moves = ((attacks & ctx.mobility_area).count_ones() as usize).min(mobility.len - 1);
         acc.add(mobility.at(moves), s);
 
@@ -404,7 +420,6 @@ fn piece_type_terms<A: Accumulator>(
         }
     }
     us.attacked_by[ri] |= all_attacks;
-    us.attacked |= all_attacks;
 }
 
 /// Finishes the king-danger counts of `us` against `them`'s king with the
@@ -428,6 +443,7 @@ fn king_danger<A: Accumulator>(
         let bishop_checks = bishop_rays & safe & us.attacked_by[2];
         let rook_checks = rook_rays & safe & us.attacked_by[3];
         let queen_checks = (bishop_rays | rook_rays) & safe & us.attacked_by[4];
+        let s = sign(us.color);
         for (ri, checks) in [
             (1, knight_checks),
             (2, bishop_checks),
@@ -436,7 +452,23 @@ fn king_danger<A: Accumulator>(
         ] {
             if checks != 0 {
                 danger.set_check(ri - 1);
+                acc.add(
+                    blocks::safe_checks.at(ri - 1),
+                    s * checks.count_ones() as i32,
+                );
             }
+        }
+        let unsafe_checks = ((knight_attacks(king).0 & us.attacked_by[1])
+            | (bishop_rays & us.attacked_by[2])
+            | (rook_rays & us.attacked_by[3])
+            | ((bishop_rays | rook_rays) & us.attacked_by[4]))
+            & !safe
+            & !us.pieces;
+        if unsafe_checks != 0 {
+            acc.add(
+                blocks::unsafe_checks.one(),
+                s * unsafe_checks.count_ones() as i32,
+            );
         }
     }
     acc.king_danger(us.color, &danger);
@@ -748,6 +780,69 @@ fn threats<A: Accumulator>(board: &Board, occupied: u64, us: &Side, them: &Side,
             let n = (hits & board.by_role(Role::ALL[ri]).0).count_ones() as i32;
             if n != 0 {
                 acc.add(block.at(ri), s * n);
+            }
+        }
+    }
+}
+
+/// The defence of `us`'s king: pawns and minor pieces in its zone, zone
+/// squares the enemy attacks and we do not defend twice, and our pieces
+/// that alone block an enemy slider's line to it.
+fn king_defence<A: Accumulator>(board: &Board, occupied: u64, us: &Side, them: &Side, acc: &mut A) {
+    let s = sign(us.color);
+    let minors = (board.knights() | board.bishops()).0 & us.pieces;
+    let defenders = ((us.pawns | minors) & us.king_zone).count_ones() as usize;
+    acc.add(
+        blocks::king_defenders.at(defenders.min(blocks::king_defenders.len - 1)),
+        s,
+    );
+    let weak = (them.attacked & us.king_zone & !us.attacked_twice).count_ones() as i32;
+    if weak != 0 {
+        acc.add(blocks::king_zone_weak.one(), s * weak);
+    }
+    let diagonal = (board.bishops() | board.queens()).0;
+    let straight = (board.rooks() | board.queens()).0;
+    let snipers = them.pieces
+        & ((bishop_attacks(us.king, Bitboard(0)).0 & diagonal)
+            | (rook_attacks(us.king, Bitboard(0)).0 & straight));
+    let mut blockers = 0;
+    for sniper in Bitboard(snipers) {
+        let between = between(us.king, sniper).0 & occupied;
+        if between.count_ones() == 1 && between & us.pieces != 0 {
+            blockers += 1;
+        }
+    }
+    if blockers != 0 {
+        acc.add(blocks::king_blockers.one(), s * blockers);
+    }
+}
+
+/// The pressure of `us` on `them`'s pieces: safe squares from which our
+/// knights, bishops and rooks would attack their only queen, and squares
+/// both sides attack that they do not protect strongly.
+fn pressure<A: Accumulator>(board: &Board, occupied: u64, us: &Side, them: &Side, acc: &mut A) {
+    let s = sign(us.color);
+    let strongly_protected = them.pawn_attacks | (them.attacked_twice & !us.attacked_twice);
+    let restricted = (them.attacked & us.attacked & !strongly_protected).count_ones() as i32;
+    if restricted != 0 {
+        acc.add(blocks::restricted.one(), s * restricted);
+    }
+    let queens = board.queens().0 & them.pieces;
+    if queens.count_ones() == 1 {
+        let queen = Square::new(queens.trailing_zeros());
+        let safe = !us.pieces & !strongly_protected;
+        let by_knight = knight_attacks(queen).0 & us.attacked_by[1] & safe;
+        let occ = Bitboard(occupied);
+        let by_slider = ((bishop_attacks(queen, occ).0 & us.attacked_by[2])
+            | (rook_attacks(queen, occ).0 & us.attacked_by[3]))
+            & safe
+            & us.attacked_twice;
+        for (i, squares) in [by_knight, by_slider].into_iter().enumerate() {
+            if squares != 0 {
+                acc.add(
+                    blocks::threat_on_queen.at(i),
+                    s * squares.count_ones() as i32,
+                );
             }
         }
     }
