@@ -807,8 +807,8 @@ fn king_defence<A: Accumulator>(board: &Board, occupied: u64, us: &Side, them: &
             | (rook_attacks(us.king, Bitboard(0)).0 & straight));
     let mut blockers = 0;
     for sniper in Bitboard(snipers) {
-        let between = between(us.king, sniper).0 & occupied;
-        if between.count_ones() == 1 && between & us.pieces != 0 {
+        let on_line = between(us.king, sniper).0 & occupied;
+        if on_line.count_ones() == 1 && on_line & us.pieces != 0 {
             blockers += 1;
         }
     }
