@@ -437,33 +437,27 @@ fn king_danger<A: Accumulator>(
         let king = them.king;
         let occ = Bitboard(occupied);
         let safe = !(them.attacked | us.pieces);
-        let knight_checks = knight_attacks(king).0 & safe & us.attacked_by[1];
         let bishop_rays = bishop_attacks(king, occ).0;
         let rook_rays = rook_attacks(king, occ).0;
-        let bishop_checks = bishop_rays & safe & us.attacked_by[2];
-        let rook_checks = rook_rays & safe & us.attacked_by[3];
-        let queen_checks = (bishop_rays | rook_rays) & safe & us.attacked_by[4];
+        // The squares each piece type of ours reaches that check the king.
+        let reaches = [
+            knight_attacks(king).0 & us.attacked_by[1],
+            bishop_rays & us.attacked_by[2],
+            rook_rays & us.attacked_by[3],
+            (bishop_rays | rook_rays) & us.attacked_by[4],
+        ];
         let s = sign(us.color);
-        for (ri, checks) in [
-            (1, knight_checks),
-            (2, bishop_checks),
-            (3, rook_checks),
-            (4, queen_checks),
-        ] {
+        let mut all_reaches = 0;
+        for (a, reach) in reaches.into_iter().enumerate() {
+            all_reaches |= reach;
+            let checks = reach & safe;
             if checks != 0 {
-                danger.set_check(ri - 1);
-                acc.add(
-                    blocks::safe_checks.at(ri - 1),
-                    s * checks.count_ones() as i32,
-                );
+                danger.set_check(a);
+                acc.add(blocks::safe_checks.at(a), s * checks.count_ones() as i32);
             }
         }
-        let unsafe_checks = ((knight_attacks(king).0 & us.attacked_by[1])
-            | (bishop_rays & us.attacked_by[2])
-            | (rook_rays & us.attacked_by[3])
-            | ((bishop_rays | rook_rays) & us.attacked_by[4]))
-            & !safe
-            & !us.pieces;
+        // Defended checking squares: attacked by the enemy, not ours.
+        let unsafe_checks = all_reaches & !safe & !us.pieces;
         if unsafe_checks != 0 {
             acc.add(
                 blocks::unsafe_checks.one(),
