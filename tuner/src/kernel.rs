@@ -31,6 +31,7 @@ use engine::eval::danger::{FEATURES, MAX_COUNTER, TABLE, UNIT_ENTRY};
 use engine::eval::{MAX_PHASE, NUM_ENTRIES, SCALE_NORMAL};
 
 use crate::objective::Objective;
+use crate::run_set::{RUN_POSITIONS, RunSet};
 use crate::trace_set::{PositionView, SYMBOLS, TraceSet, read_large};
 
 /// Intervals between the attack table's elements.
@@ -217,6 +218,57 @@ fn scatter(symbols: &[u8], offs: &[u32], g: [f64; 2], grad: &mut Pairs) {
     }
 }
 
+/// Adds `g` × count to the `(mg, eg)` gradient of every coefficient of
+/// `v`, which [`Kernel::linear`] left in `scratch` at `at`.
+#[inline(always)]
+fn scatter_linear(v: &PositionView, scratch: &Scratch, at: At, g: [f64; 2], grad: &mut Pairs) {
+    let n = v.symbols.len();
+    scatter(
+        v.symbols,
+        &scratch.offs[at.symbols..at.symbols + n],
+        g,
+        grad,
+    );
+    let m = v.large_count;
+    for (&o, &c) in scratch.large_offs[at.large..at.large + m]
+        .iter()
+        .zip(&scratch.large_coefs[at.large..at.large + m])
+    {
+        let p = &mut grad.0[slot(o)];
+        *p = [p[0] + g[0] * c, p[1] + g[1] * c];
+    }
+}
+
+/// Adds the king-danger part of the gradient of `v` (evaluated as `e`)
+/// times `g`, the `(mg, eg)` factors of d loss / d eval.
+#[inline(always)]
+fn add_danger_gradient(v: &PositionView, g: [f64; 2], e: &Evaluation, acc: &mut Accumulator) {
+    let mut danger = v.danger;
+    for (side, read) in e.reads.iter().enumerate() {
+        let g = [g[0] * SIDE_SIGN[side], g[1] * SIDE_SIGN[side]];
+        let Some(reads) = read else {
+            acc.first = [acc.first[0] + g[0], acc.first[1] + g[1]];
+            continue;
+        };
+        for (phase, r) in reads.iter().enumerate() {
+            let t = r.t;
+            let (t2, t3) = (t * t, t * t * t);
+            let powers = [1.0, t, t2, t3, t2 * t2, t2 * t3];
+            let m = &mut acc.moments[phase][r.interval];
+            for q in 0..6 {
+                m[q] += g[phase] * powers[q];
+            }
+        }
+        let s = [g[0] * reads[0].slope, g[1] * reads[1].slope];
+        let (counts, rest) = danger_counts(danger);
+        danger = rest;
+        for (k, n) in counts {
+            let u = &mut acc.units[k];
+            *u = [u[0] + s[0] * n, u[1] + s[1] * n];
+        }
+    }
+}
+
 /// White's and Black's sign in the White-relative sums.
 const SIDE_SIGN: [f64; 2] = [1.0, -1.0];
 
@@ -254,7 +306,7 @@ struct Read {
 }
 
 /// What the gradient of a position needs from its evaluation.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Evaluation {
     /// The White-relative evaluation.
     pub value: f64,
@@ -265,24 +317,35 @@ pub struct Evaluation {
     reads: [Option<[Read; 2]>; 2],
 }
 
-/// A position's coefficients as [`Kernel::evaluate`] decodes them for
-/// [`Kernel::add_gradient`] (buffers reused across positions).
-#[derive(Clone, Debug)]
+/// The coefficients of positions as [`Kernel::evaluate`] decodes them for
+/// [`Kernel::add_gradient`], one position's after another's (buffers
+/// reused across positions; they grow to the longest run's needs).
+#[derive(Clone, Debug, Default)]
 pub struct Scratch {
     /// The symbols' entries as byte offsets (see [`slot`]).
-    offs: Box<[u32; SLOTS]>,
+    offs: Vec<u32>,
     /// The large coefficients' entries as byte offsets.
-    large_offs: Box<[u32; SLOTS]>,
+    large_offs: Vec<u32>,
     /// The large coefficients' counts.
-    large_coefs: Box<[f64; SLOTS]>,
+    large_coefs: Vec<f64>,
 }
 
-impl Default for Scratch {
-    fn default() -> Self {
-        Scratch {
-            offs: Box::new([0; SLOTS]),
-            large_offs: Box::new([0; SLOTS]),
-            large_coefs: Box::new([0.0; SLOTS]),
+/// Where a position's coefficients are in a [`Scratch`].
+#[derive(Clone, Copy, Debug, Default)]
+struct At {
+    /// The first symbol's entry.
+    symbols: usize,
+    /// The first large coefficient.
+    large: usize,
+}
+
+impl At {
+    /// Where the position after `v` (at `self`) goes.
+    #[inline(always)]
+    fn after(self, v: &PositionView) -> At {
+        At {
+            symbols: self.symbols + v.symbols.len(),
+            large: self.large + v.large_count,
         }
     }
 }
@@ -402,16 +465,36 @@ impl Kernel {
     /// The evaluation of `v`; its coefficients are left in `scratch`.
     #[inline(always)]
     pub fn evaluate(&self, v: &PositionView, scratch: &mut Scratch) -> Evaluation {
+        let linear = self.linear(v, scratch, At::default());
+        self.complete(v, linear)
+    }
+
+    /// The `(mg, eg)` sums of the coefficients of `v` under the weights;
+    /// the coefficients are left in `scratch` at `at`.
+    #[inline(always)]
+    fn linear(&self, v: &PositionView, scratch: &mut Scratch, at: At) -> [f64; 2] {
         let (n, m) = (v.symbols.len(), v.large_count);
         assert!(
             n <= SLOTS && m <= SLOTS,
             "a valid record has fewer symbols and fewer large coefficients than entries"
         );
+        let end = at.after(v);
+        if scratch.offs.len() < end.symbols {
+            scratch.offs.resize(end.symbols + SLOTS, 0);
+        }
+        if scratch.large_offs.len() < end.large {
+            scratch.large_offs.resize(end.large + SLOTS, 0);
+            scratch.large_coefs.resize(end.large + SLOTS, 0.0);
+        }
         let pairs = &*self.pairs;
-        let [mut mg, mut eg] = decode_symbols(v.symbols, &mut scratch.offs[..n], pairs);
+        let [mut mg, mut eg] =
+            decode_symbols(v.symbols, &mut scratch.offs[at.symbols..end.symbols], pairs);
         let mut large = v.large.iter();
-        let large_coefs = &mut scratch.large_coefs[..m];
-        for (e, c) in scratch.large_offs[..m].iter_mut().zip(large_coefs) {
+        let large_coefs = &mut scratch.large_coefs[at.large..end.large];
+        for (e, c) in scratch.large_offs[at.large..end.large]
+            .iter_mut()
+            .zip(large_coefs)
+        {
             let (entry, coef) = read_large(&mut large).unwrap_or((0, 0));
             *e = u32::from(entry).wrapping_mul(PAIR_BYTES);
             *c = coef as f64;
@@ -419,6 +502,13 @@ impl Kernel {
             mg += w[0] * *c;
             eg += w[1] * *c;
         }
+        [mg, eg]
+    }
+
+    /// The evaluation of `v` whose coefficients sum to `linear`: the king
+    /// danger, the endgame scale and the taper added.
+    #[inline(always)]
+    fn complete(&self, v: &PositionView, [mut mg, mut eg]: [f64; 2]) -> Evaluation {
         let mut reads = [None; 2];
         let mut danger = v.danger;
         for (side, read) in reads.iter_mut().enumerate() {
@@ -466,40 +556,8 @@ impl Kernel {
         acc: &mut Accumulator,
     ) {
         let g = [d_loss_d_eval * e.factors[0], d_loss_d_eval * e.factors[1]];
-        let n = v.symbols.len().min(SLOTS);
-        scatter(v.symbols, &scratch.offs[..n], g, &mut acc.grad);
-        let m = v.large_count.min(SLOTS);
-        for (&o, &c) in scratch.large_offs[..m]
-            .iter()
-            .zip(&scratch.large_coefs[..m])
-        {
-            let p = &mut acc.grad.0[slot(o)];
-            *p = [p[0] + g[0] * c, p[1] + g[1] * c];
-        }
-        let mut danger = v.danger;
-        for (side, read) in e.reads.iter().enumerate() {
-            let g = [g[0] * SIDE_SIGN[side], g[1] * SIDE_SIGN[side]];
-            let Some(reads) = read else {
-                acc.first = [acc.first[0] + g[0], acc.first[1] + g[1]];
-                continue;
-            };
-            for (phase, r) in reads.iter().enumerate() {
-                let t = r.t;
-                let (t2, t3) = (t * t, t * t * t);
-                let powers = [1.0, t, t2, t3, t2 * t2, t2 * t3];
-                let m = &mut acc.moments[phase][r.interval];
-                for q in 0..6 {
-                    m[q] += g[phase] * powers[q];
-                }
-            }
-            let s = [g[0] * reads[0].slope, g[1] * reads[1].slope];
-            let (counts, rest) = danger_counts(danger);
-            danger = rest;
-            for (k, n) in counts {
-                let u = &mut acc.units[k];
-                *u = [u[0] + s[0] * n, u[1] + s[1] * n];
-            }
-        }
+        scatter_linear(v, scratch, At::default(), g, &mut acc.grad);
+        add_danger_gradient(v, g, e, acc);
     }
 
     /// The summed loss of the positions `range` of `set`, in order.
@@ -538,6 +596,91 @@ impl Kernel {
                 let (l, d) = objective.loss(e.value, &v);
                 acc.loss += l;
                 self.add_gradient(&v, d, &e, &scratch, acc);
+            }
+        }
+    }
+
+    /// The summed loss of the positions `range` of `set` (whole runs), in
+    /// order: the linear sums carried along each run.
+    pub fn loss_sum_runs(
+        &self,
+        set: &RunSet,
+        runs: std::ops::Range<usize>,
+        objective: &Objective,
+    ) -> f64 {
+        let mut scratch = Scratch::default();
+        let mut sum = 0.0;
+        for r in runs {
+            let mut linear = [0.0; 2];
+            for i in set.run_range(r) {
+                let v = set.view(i);
+                if set.is_whole(i) {
+                    linear = [0.0; 2];
+                }
+                let l = self.linear(&v, &mut scratch, At::default());
+                linear = [linear[0] + l[0], linear[1] + l[1]];
+                sum += objective.loss(self.complete(&v, linear).value, &v).0;
+            }
+        }
+        sum
+    }
+
+    /// The summed loss and gradient of the runs `runs` of `set` (any
+    /// order), added to `acc`.
+    ///
+    /// A run is cut into *chains*: a whole record and the differences
+    /// after it. Each chain is evaluated forward, carrying the linear sums
+    /// from record to record, then walked backward: a record's coefficients
+    /// (whole or differences) take the suffix sum of the gradient factors
+    /// from its position to the end of the chain (see [`crate::run_set`]).
+    /// A chain of one position (every one, in data that share nothing) is
+    /// a position's gradient as in [`Kernel::accumulate`].
+    pub fn accumulate_runs(
+        &self,
+        set: &RunSet,
+        runs: &[u32],
+        objective: &Objective,
+        acc: &mut Accumulator,
+    ) {
+        let mut scratch = Scratch::default();
+        let mut chain = [(Evaluation::default(), 0.0, At::default()); RUN_POSITIONS];
+        for &r in runs {
+            let range = set.run_range(r as usize);
+            let mut linear = [0.0; 2];
+            let (mut first, mut at) = (range.start, At::default());
+            for i in range.clone() {
+                let v = set.view(i);
+                let whole = set.is_whole(i);
+                if whole {
+                    linear = [0.0; 2];
+                }
+                let l = self.linear(&v, &mut scratch, at);
+                linear = [linear[0] + l[0], linear[1] + l[1]];
+                let e = self.complete(&v, linear);
+                let (loss, d) = objective.loss(e.value, &v);
+                acc.loss += loss;
+                let ends = i + 1 == range.end || set.is_whole(i + 1);
+                if whole && ends {
+                    let g = [d * e.factors[0], d * e.factors[1]];
+                    scatter_linear(&v, &scratch, at, g, &mut acc.grad);
+                    add_danger_gradient(&v, g, &e, acc);
+                    first = i + 1;
+                    continue;
+                }
+                chain[i - first] = (e, d, at);
+                at = at.after(&v);
+                if !ends {
+                    continue;
+                }
+                let mut suffix = [0.0; 2];
+                for (j, (e, d, at)) in (first..i + 1).zip(&chain[..i + 1 - first]).rev() {
+                    let v = set.view(j);
+                    let g = [d * e.factors[0], d * e.factors[1]];
+                    suffix = [suffix[0] + g[0], suffix[1] + g[1]];
+                    scatter_linear(&v, &scratch, *at, suffix, &mut acc.grad);
+                    add_danger_gradient(&v, g, e, acc);
+                }
+                (first, at) = (i + 1, At::default());
             }
         }
     }
@@ -703,6 +846,51 @@ mod tests {
             one.loss += l;
             kernel.add_gradient(&v, d, &e, &scratch, &mut one);
             assert_eq!(acc.finish(), one.finish());
+        }
+    }
+
+    /// Runs of differences give the loss and gradient of the whole
+    /// records, up to rounding, in any order of the runs.
+    #[test]
+    fn runs_sum_what_whole_records_sum() {
+        let set = crate::test_data::game_positions(30, 37);
+        let runs = RunSet::encode(&set);
+        let (stored, own) = runs.coefficients();
+        assert!(
+            stored * 2 < own,
+            "the data share coefficients: {stored} of {own}"
+        );
+        let w = weights();
+        let kernel = Kernel::new(&w);
+        for kind in [
+            ObjectiveKind::Mse,
+            ObjectiveKind::Log,
+            ObjectiveKind::Ordinal,
+        ] {
+            let objective = Objective {
+                kind,
+                k: 1.3,
+                lambda: 1.0,
+                draw_margin: 0.4,
+            };
+            let all: Vec<u32> = (0..set.len() as u32).collect();
+            let mut whole = Accumulator::new(w.len());
+            kernel.accumulate(&set, &all, &objective, &mut whole);
+            let order: Vec<u32> = (0..runs.runs() as u32).rev().collect();
+            let mut chained = Accumulator::new(w.len());
+            kernel.accumulate_runs(&runs, &order, &objective, &mut chained);
+            let loss_runs = kernel.loss_sum_runs(&runs, 0..runs.runs(), &objective);
+            let (la, ga) = whole.finish();
+            let (lb, gb) = chained.finish();
+            let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * (1.0 + a.abs());
+            assert!(
+                close(la, lb) && close(la, loss_runs),
+                "{la} {lb} {loss_runs}"
+            );
+            assert!(ga.iter().any(|&g| g != 0.0));
+            for (p, (a, b)) in ga.iter().zip(&gb).enumerate() {
+                assert!(close(*a, *b), "{kind:?} scalar {p}: {a} {b}");
+            }
         }
     }
 }

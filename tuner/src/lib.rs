@@ -12,6 +12,7 @@ pub mod objective;
 pub mod optimizer;
 pub mod provenance;
 pub mod report;
+pub mod run_set;
 pub mod source;
 pub mod space;
 pub mod spsa;

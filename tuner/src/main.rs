@@ -4,6 +4,7 @@
 
 use engine::runtime::exit::is_broken_pipe;
 use engine::{say, say_raw};
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -563,15 +564,19 @@ fn load_data(cli: &TrainArgs, params: &Arc<Params>) -> Result<(TraceData, Vec<St
         cli.seed,
         keep.samples.then_some(cli.resolve),
     );
-    let (train, validation) = (&data.train, &data.validation);
+    let (train, validation) = (data.train(), &data.validation);
     ensure!(!train.is_empty(), "the training set is empty");
     let bytes = train.heap_bytes() + validation.heap_bytes();
+    let (stored, own) = train.coefficients();
     eprintln!(
-        "training {} positions, validation {}; traces use {:.1} MB ({:.0} bytes/position)",
+        "training {} positions, validation {}; traces use {:.1} MB ({:.0} bytes/position); \
+         the training runs store {:.1} of {:.1} coefficients per position",
         train.len(),
         validation.len(),
         bytes as f64 / 1e6,
-        bytes as f64 / (train.len() + validation.len()) as f64
+        bytes as f64 / (train.len() + validation.len()) as f64,
+        stored as f64 / train.len() as f64,
+        own as f64 / train.len() as f64
     );
     Ok((data, inputs))
 }
@@ -816,18 +821,19 @@ fn train(cli: TrainArgs) -> Result<()> {
 /// What the command needs of its data besides training.
 trait Held: TrainingData {
     /// The positions the gradient check samples.
-    fn check_set(&self) -> &TraceSet;
+    fn check_set(&self) -> Cow<'_, TraceSet>;
 }
 
 impl Held for TraceData {
-    fn check_set(&self) -> &TraceSet {
-        &self.train
+    /// The training positions with their own coefficients again.
+    fn check_set(&self) -> Cow<'_, TraceSet> {
+        Cow::Owned(self.train().decode())
     }
 }
 
 impl Held for StreamData {
-    fn check_set(&self) -> &TraceSet {
-        self.sample()
+    fn check_set(&self) -> Cow<'_, TraceSet> {
+        Cow::Borrowed(self.sample())
     }
 }
 
@@ -864,7 +870,7 @@ fn train_on(
         let objective = fit_objective(&settings, &data, &initial);
         print_objective(&objective);
         if cli.validate_gradient {
-            return validate_gradient(data.check_set(), &initial, &objective, cli.seed);
+            return validate_gradient(&data.check_set(), &initial, &objective, cli.seed);
         }
         let train_loss = data.mean_loss(Split::Train, &initial, &objective);
         let validation_loss = data.mean_loss(Split::Validation, &initial, &objective);

@@ -20,10 +20,15 @@
 use rayon::prelude::*;
 
 use crate::kernel::{Accumulator, Kernel};
+use crate::run_set::{RUN_POSITIONS, RunSet};
 use crate::trace_set::{Outcome, PositionView, TraceSet};
 
 /// Positions per unit of parallel work (fixed, for determinism).
 pub const CHUNK: usize = 4096;
+
+/// Runs of positions per unit of parallel work (as many positions as
+/// [`CHUNK`]).
+pub const CHUNK_RUNS: usize = CHUNK / RUN_POSITIONS;
 
 /// Which loss to minimise.
 #[derive(Clone, Copy, Debug, PartialEq, clap::ValueEnum)]
@@ -148,15 +153,68 @@ pub fn loss_and_gradient_sums(
             acc.finish()
         })
         .collect();
+    sum_parts(&parts, dims)
+}
+
+/// The sums of per-chunk `(loss, gradient)` parts, added in order.
+fn sum_parts(parts: &[(f64, Vec<f64>)], dims: usize) -> (f64, Vec<f64>) {
     let mut grad = vec![0.0; dims];
     let mut loss = 0.0;
-    for (l, g) in &parts {
+    for (l, g) in parts {
         loss += l;
         for (a, b) in grad.iter_mut().zip(g) {
             *a += b;
         }
     }
     (loss, grad)
+}
+
+/// Mean loss over the positions of `set` (NaN when it is empty), as
+/// [`mean_loss`] over runs of differences.
+pub fn mean_loss_runs(set: &RunSet, weights: &[f64], objective: &Objective) -> f64 {
+    let n = set.len();
+    if n == 0 {
+        return f64::NAN;
+    }
+    let kernel = Kernel::new(weights);
+    let runs = set.runs();
+    let chunks: Vec<f64> = (0..runs.div_ceil(CHUNK_RUNS))
+        .into_par_iter()
+        .map(|c| {
+            kernel.loss_sum_runs(
+                set,
+                c * CHUNK_RUNS..((c + 1) * CHUNK_RUNS).min(runs),
+                objective,
+            )
+        })
+        .collect();
+    chunks.iter().sum::<f64>() / n as f64
+}
+
+/// Mean loss and its gradient over the positions of the runs `runs` of
+/// `set`, deterministic as [`loss_and_gradient`] (chunks of
+/// [`CHUNK_RUNS`] runs).
+pub fn loss_and_gradient_runs(
+    set: &RunSet,
+    runs: &[u32],
+    weights: &[f64],
+    objective: &Objective,
+) -> (f64, Vec<f64>) {
+    let dims = weights.len();
+    let kernel = Kernel::new(weights);
+    let parts: Vec<(f64, Vec<f64>)> = runs
+        .par_chunks(CHUNK_RUNS)
+        .map(|chunk| {
+            let mut acc = Accumulator::new(dims);
+            kernel.accumulate_runs(set, chunk, objective, &mut acc);
+            acc.finish()
+        })
+        .collect();
+    let (loss, mut grad) = sum_parts(&parts, dims);
+    let positions: usize = runs.iter().map(|&r| set.run_range(r as usize).len()).sum();
+    let scale = 1.0 / positions.max(1) as f64;
+    grad.iter_mut().for_each(|g| *g *= scale);
+    (loss * scale, grad)
 }
 
 /// Minimises `f` over `[lo, hi]` by golden-section search.

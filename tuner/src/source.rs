@@ -1,15 +1,21 @@
 //! The training data held in memory: the traced training and validation
 //! sets, and, for `--recompute-pv`, the positions they were traced from.
-//! The [`TrainingData`] the tuner uses today; a streamed trace cache can
-//! take its place behind the same trait.
+//! The [`TrainingData`] of in-memory tuning; [`crate::stream`] is the other.
 //!
-//! Mini-batch epochs read memory in order: before the first one, the
-//! training set is rearranged once in an order shuffled with the run's seed
-//! (a copy of its records, then the old layout is freed), and each epoch
-//! visits it by runs of [`RUN`] consecutive positions whose order is
-//! shuffled with the seed and the epoch. A batch is thus a random sample of
-//! runs of random positions, different in every epoch, and the kernels read
-//! whole cache lines in sequence instead of one scattered record at a time.
+//! The training set is held as runs of consecutive positions
+//! ([`crate::run_set`]), in an order shuffled once with the run's seed:
+//! * when consecutive input positions share most of their coefficients
+//!   (positions of a game one after another, as self-play writes them),
+//!   whole runs of [`RUN_POSITIONS`] input positions are shuffled, and each
+//!   run stores the differences between its positions: the epoch's work
+//!   per position falls with the coefficients stored;
+//! * otherwise (positions sampled from many games) the positions
+//!   themselves are shuffled and every record stays whole.
+//!
+//! Each epoch visits the runs in an order shuffled with the seed and the
+//! epoch, and cuts them into mini-batches of whole runs: a batch is a
+//! random sample of runs, different in every epoch, and the kernels read
+//! each run's records in sequence.
 
 use std::sync::Arc;
 
@@ -20,32 +26,37 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::dataset::{self, Resolve, Sample};
 use crate::objective::{self, Objective};
+use crate::run_set::{self, RUN_POSITIONS, RunSet};
 use crate::trace_set::TraceSet;
 use crate::trainer::{BatchStep, DataError, Split, TrainingData};
-
-/// Positions per run of consecutive records that a mini-batch epoch visits
-/// in order (about 3 kB of records).
-pub const RUN: usize = 64;
 
 /// Salt of the layout seed (the run's seed also chooses the validation
 /// positions).
 const LAYOUT_SALT: u64 = 0x6c61_796f_7574_0001;
 
+/// Runs are kept together when they store at most this share of the
+/// coefficients of whole records (measured on the first
+/// [`LAYOUT_SAMPLE`] positions).
+const CHAINED_SHARE: f64 = 0.8;
+
+/// Positions on which the layout is chosen.
+const LAYOUT_SAMPLE: usize = 1 << 14;
+
 /// Traced positions in memory.
 #[derive(Clone, Debug)]
 pub struct TraceData {
-    /// The training set.
-    pub train: TraceSet,
+    /// The training set, in its shuffled layout.
+    train: RunSet,
+    /// Whether the layout keeps runs of input positions together (their
+    /// records differences).
+    chained: bool,
     /// The validation set (may be empty: then the training loss decides).
     pub validation: TraceSet,
     /// The positions behind both sets and how they are resolved, kept when
-    /// the data are to be re-traced.
+    /// the data are to be re-traced (the training positions in the
+    /// training set's layout).
     pub samples: Option<Samples>,
     fingerprint: u64,
-    /// Seed of the one-time rearrangement of the training set.
-    layout_seed: u64,
-    /// Whether the training set (and its samples) have been rearranged.
-    arranged: bool,
 }
 
 /// The positions behind a [`TraceData`], for re-tracing.
@@ -107,40 +118,22 @@ impl TraceData {
             validation: validation_samples,
             resolve,
         });
-        TraceData {
-            layout_seed: seed,
-            ..TraceData::new(train, validation, samples)
-        }
+        TraceData::new(train, validation, samples, seed)
     }
 
     /// The data of `train` and `validation`; `samples` when they are to be
-    /// re-traced. The fingerprint is taken now.
-    pub fn new(train: TraceSet, validation: TraceSet, samples: Option<Samples>) -> Self {
+    /// re-traced. The fingerprint is taken now, then the training set is
+    /// laid out with `layout_seed` (see the module documentation).
+    pub fn new(
+        train: TraceSet,
+        validation: TraceSet,
+        mut samples: Option<Samples>,
+        layout_seed: u64,
+    ) -> Self {
         let fingerprint = train.fingerprint() ^ validation.fingerprint().rotate_left(1);
-        TraceData {
-            train,
-            validation,
-            samples,
-            fingerprint,
-            layout_seed: 0,
-            arranged: false,
-        }
-    }
-
-    /// Rearranges the training set (and its samples) once, in the order
-    /// shuffled with the layout seed: the first mini-batch epoch does it,
-    /// so a resumed run rearranges the same way.
-    fn arrange(&mut self) {
-        if self.arranged {
-            return;
-        }
-        self.arranged = true;
-        let mut order: Vec<usize> = (0..self.train.len()).collect();
-        order.shuffle(&mut ChaCha8Rng::seed_from_u64(
-            self.layout_seed ^ LAYOUT_SALT,
-        ));
-        self.train = self.train.select(&order);
-        if let Some(s) = &mut self.samples {
+        let chained = run_set::stored_share(&train, LAYOUT_SAMPLE) <= CHAINED_SHARE;
+        let (train, order) = lay_out(train, chained, layout_seed);
+        if let Some(s) = &mut samples {
             let mut old: Vec<Option<Sample>> =
                 std::mem::take(&mut s.train).into_iter().map(Some).collect();
             s.train = order
@@ -148,14 +141,43 @@ impl TraceData {
                 .map(|&i| old[i].take().expect("a permutation"))
                 .collect();
         }
-    }
-
-    fn set(&self, split: Split) -> &TraceSet {
-        match split {
-            Split::Train => &self.train,
-            Split::Validation => &self.validation,
+        TraceData {
+            train,
+            chained,
+            validation,
+            samples,
+            fingerprint,
         }
     }
+
+    /// The training set.
+    pub fn train(&self) -> &RunSet {
+        &self.train
+    }
+}
+
+/// The training layout of `set` (see the module documentation), shuffled
+/// with `seed`: runs of differences kept together when `chained`, else
+/// whole records one by one; and the order of the input positions in it.
+/// A last, shorter run stays last, so that every run of the layout is an
+/// input run.
+fn lay_out(set: TraceSet, chained: bool, seed: u64) -> (RunSet, Vec<usize>) {
+    let n = set.len();
+    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ LAYOUT_SALT);
+    if !chained {
+        let mut order: Vec<usize> = (0..n).collect();
+        order.shuffle(&mut rng);
+        return (RunSet::whole(&set.select(&order)), order);
+    }
+    let runs = RunSet::encode(&set);
+    drop(set);
+    let mut order: Vec<usize> = (0..n / RUN_POSITIONS).collect();
+    order.shuffle(&mut rng);
+    if !n.is_multiple_of(RUN_POSITIONS) {
+        order.push(n / RUN_POSITIONS);
+    }
+    let positions = order.iter().flat_map(|&r| runs.run_range(r)).collect();
+    (runs.select_runs(&order), positions)
 }
 
 /// The number of validation positions among `n` for a held-out
@@ -240,26 +262,20 @@ impl TrainingData for TraceData {
         self.validation.len()
     }
 
-    fn loss_and_gradient(
-        &self,
-        batch: &[u32],
-        weights: &[f64],
-        objective: &Objective,
-    ) -> (f64, Vec<f64>) {
-        objective::loss_and_gradient(&self.train, batch, weights, objective)
-    }
-
     fn mean_loss(&self, split: Split, weights: &[f64], objective: &Objective) -> f64 {
-        objective::mean_loss(self.set(split), weights, objective)
+        match split {
+            Split::Train => objective::mean_loss_runs(&self.train, weights, objective),
+            Split::Validation => objective::mean_loss(&self.validation, weights, objective),
+        }
     }
 
     fn fingerprint(&self) -> u64 {
         self.fingerprint
     }
 
-    /// Mini-batches walk the rearranged training set by shuffled runs (see
-    /// the module documentation); one batch of everything reads it in
-    /// order.
+    /// Mini-batches of whole runs, rounded up from `batch` positions, in
+    /// an order shuffled with `order_seed`; one batch of everything reads
+    /// the runs in order.
     fn train_epoch(
         &mut self,
         order_seed: u64,
@@ -269,20 +285,19 @@ impl TrainingData for TraceData {
         step: &mut BatchStep,
     ) -> Result<(), DataError> {
         let n = self.train.len();
-        let batch = batch.max(1);
-        let order: Vec<u32> = if batch < n {
-            self.arrange();
-            let mut runs: Vec<usize> = (0..n.div_ceil(RUN)).collect();
+        let mut runs: Vec<u32> = (0..self.train.runs() as u32).collect();
+        if batch < n {
             runs.shuffle(&mut ChaCha8Rng::seed_from_u64(order_seed));
-            runs.iter()
-                .flat_map(|&r| (r * RUN) as u32..((r + 1) * RUN).min(n) as u32)
-                .collect()
-        } else {
-            (0..n as u32).collect()
-        };
-        for chunk in order.chunks(batch) {
-            let (loss, grad) = self.loss_and_gradient(chunk, weights, objective);
-            step(weights, loss, grad, chunk.len());
+        }
+        let runs_per_batch = batch.max(1).div_ceil(RUN_POSITIONS);
+        for chunk in runs.chunks(runs_per_batch) {
+            let (loss, grad) =
+                objective::loss_and_gradient_runs(&self.train, chunk, weights, objective);
+            let positions = chunk
+                .iter()
+                .map(|&r| self.train.run_range(r as usize).len())
+                .sum();
+            step(weights, loss, grad, positions);
         }
         Ok(())
     }
@@ -292,7 +307,13 @@ impl TrainingData for TraceData {
             return false;
         };
         let params = Arc::new(params.clone());
-        self.train = dataset::trace_samples(&s.train, s.resolve, &params);
+        let train = dataset::trace_samples(&s.train, s.resolve, &params);
+        // The samples are in the layout's order, whose runs are input runs.
+        self.train = if self.chained {
+            RunSet::encode(&train)
+        } else {
+            RunSet::whole(&train)
+        };
         self.validation = dataset::trace_samples(&s.validation, s.resolve, &params);
         true
     }
@@ -301,6 +322,74 @@ impl TrainingData for TraceData {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::objective::ObjectiveKind;
+    use crate::test_data::{game_positions, positions};
+
+    /// Positions of games one after another are laid out in runs of
+    /// differences; positions sampled from many games stay whole.
+    #[test]
+    fn the_layout_follows_the_data() {
+        let games = game_positions(60, 40);
+        let data = TraceData::new(games.clone(), TraceSet::new(), None, 5);
+        let (stored, own) = data.train().coefficients();
+        assert!(stored * 2 < own, "{stored} of {own}");
+        assert_eq!(data.train().len(), games.len());
+        // The same positions, in another order.
+        let mut decoded = data.train().decode();
+        let (_, order) = lay_out(games.clone(), true, 5);
+        let mut back = TraceSet::new();
+        for i in order {
+            back.push_record_of(&games, i);
+        }
+        assert_eq!(decoded, back);
+        decoded = TraceSet::new();
+        for (pos, result) in positions(2000) {
+            decoded.push_position(&pos, result, None);
+        }
+        let data = TraceData::new(decoded, TraceSet::new(), None, 5);
+        let (stored, own) = data.train().coefficients();
+        assert!(
+            stored <= own && stored * 100 > own * 99,
+            "{stored} of {own}"
+        );
+    }
+
+    /// Mini-batch epochs over runs give the same weights for 1 and 2
+    /// threads, and another order for another seed.
+    #[test]
+    fn run_epochs_do_not_depend_on_the_thread_count() {
+        let games = game_positions(100, 60);
+        let objective = Objective {
+            kind: ObjectiveKind::Log,
+            k: 1.0,
+            lambda: 1.0,
+            draw_margin: 0.5,
+        };
+        let epoch = |threads: usize, seed: u64| {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(threads)
+                .build()
+                .unwrap();
+            pool.install(|| {
+                let mut data = TraceData::new(games.clone(), TraceSet::new(), None, 3);
+                let mut w = crate::space::ParamSpace::weights(&Params::defaults());
+                let mut sizes = Vec::new();
+                let mut step = |w: &mut Vec<f64>, _: f64, g: Vec<f64>, n: usize| {
+                    sizes.push(n);
+                    w.iter_mut().zip(&g).for_each(|(a, b)| *a -= 1e4 * b);
+                };
+                data.train_epoch(seed, 1000, &objective, &mut w, &mut step)
+                    .unwrap();
+                (w, sizes)
+            })
+        };
+        let one = epoch(1, 9);
+        assert_eq!(one, epoch(2, 9));
+        // Batches of whole runs: 1,000 rounds up to 63 runs of 16.
+        assert_eq!(one.1.iter().sum::<usize>(), games.len());
+        assert_eq!(one.1[0], 1008);
+        assert_ne!(one.0, epoch(1, 10).0);
+    }
 
     #[test]
     fn small_sets_are_split_position_by_position_exactly() {

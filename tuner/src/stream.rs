@@ -146,17 +146,6 @@ impl TrainingData for StreamData {
         self.validation.len()
     }
 
-    /// Indices into the training sample (the only training positions in
-    /// memory).
-    fn loss_and_gradient(
-        &self,
-        batch: &[u32],
-        weights: &[f64],
-        objective: &Objective,
-    ) -> (f64, Vec<f64>) {
-        objective::loss_and_gradient(&self.sample, batch, weights, objective)
-    }
-
     /// The training loss is measured on the training sample.
     fn mean_loss(&self, split: Split, weights: &[f64], objective: &Objective) -> f64 {
         match split {

@@ -388,8 +388,32 @@ impl TraceSet {
         );
     }
 
+    /// Appends a record with the labels of `v` (phase, scales, side to
+    /// move, king danger, result, score) and the coefficients `coefs`
+    /// instead of its own (in any order; repeated entries are summed and
+    /// zeros dropped).
+    pub fn push_with_coefficients(&mut self, v: &PositionView, coefs: &mut Vec<(u16, i16)>) {
+        let taper = TaperInfo {
+            phase: v.phase.into(),
+            scale_white: v.scale_white.into(),
+            scale_black: v.scale_black.into(),
+        };
+        self.push_record(
+            coefs,
+            &Labels {
+                taper: &taper,
+                turn: v.turn,
+                danger: v.danger_counts(),
+                outcome: v.outcome,
+                score_white: v.score.map(|s| s as i32),
+            },
+        );
+    }
+
     fn push_record(&mut self, coefs: &mut Vec<(u16, i16)>, l: &Labels) {
-        coefs.sort_unstable_by_key(|&(e, _)| e);
+        if !coefs.is_sorted_by_key(|&(e, _)| e) {
+            coefs.sort_unstable_by_key(|&(e, _)| e);
+        }
         // Merge repeated entries (a trace lists each once; be safe).
         coefs.dedup_by(|b, a| {
             if a.0 == b.0 {

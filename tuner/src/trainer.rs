@@ -17,9 +17,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use engine::eval::Params;
-use rand::SeedableRng;
-use rand::seq::SliceRandom;
-use rand_chacha::ChaCha8Rng;
 use thiserror::Error;
 
 use crate::checkpoint::{Checkpoint, RunSettings};
@@ -28,22 +25,14 @@ use crate::optimizer::{Optimizer, OptimizerKind};
 use crate::report::EpochRow;
 use crate::space::ParamSpace;
 
-/// Where the trainer's positions come from: a training set it addresses by
-/// index, and a validation set it only measures.
+/// Where the trainer's positions come from: a training set it steps through
+/// by mini-batches, and a validation set it only measures.
 pub trait TrainingData {
     /// Number of training positions.
     fn train_len(&self) -> usize;
 
     /// Number of validation positions.
     fn validation_len(&self) -> usize;
-
-    /// Mean loss and its gradient over the training positions `batch`.
-    fn loss_and_gradient(
-        &self,
-        batch: &[u32],
-        weights: &[f64],
-        objective: &Objective,
-    ) -> (f64, Vec<f64>);
 
     /// Mean loss over a whole set (NaN when it is empty).
     fn mean_loss(&self, split: Split, weights: &[f64], objective: &Objective) -> f64;
@@ -57,15 +46,11 @@ pub trait TrainingData {
     fn retrace(&mut self, params: &Params) -> bool;
 
     /// Steps through one epoch: cuts the training positions, in an order
-    /// fixed by `order_seed`, into mini-batches of `batch` positions (the
-    /// last may be smaller) and calls `step` with each batch's mean loss,
-    /// gradient and size, in order; `step` moves `weights`, which the next
-    /// batch reads.
-    ///
-    /// The default shuffles the indices `0..train_len` with `order_seed`
-    /// (unless one batch holds them all) and calls
-    /// [`TrainingData::loss_and_gradient`]; a streamed source reads its
-    /// positions instead.
+    /// fixed by `order_seed`, into mini-batches of about `batch` positions
+    /// (a source may round them to its units; the last may be smaller) and
+    /// calls `step` with each batch's mean loss, gradient and size, in
+    /// order; `step` moves `weights`, which the next batch reads. `batch`
+    /// at least the training set's size is one batch of everything.
     ///
     /// # Errors
     /// When the positions cannot be read.
@@ -76,19 +61,7 @@ pub trait TrainingData {
         objective: &Objective,
         weights: &mut Vec<f64>,
         step: &mut BatchStep,
-    ) -> Result<(), DataError> {
-        let n = self.train_len();
-        let batch = batch.max(1);
-        let mut order: Vec<u32> = (0..n as u32).collect();
-        if batch < n {
-            order.shuffle(&mut ChaCha8Rng::seed_from_u64(order_seed));
-        }
-        for chunk in order.chunks(batch) {
-            let (loss, grad) = self.loss_and_gradient(chunk, weights, objective);
-            step(weights, loss, grad, chunk.len());
-        }
-        Ok(())
-    }
+    ) -> Result<(), DataError>;
 }
 
 /// What [`TrainingData::train_epoch`] calls after each mini-batch: with

@@ -5,13 +5,19 @@
 
 use std::sync::atomic::AtomicBool;
 
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+
 use engine::eval::schema::blocks;
 use engine::eval::{Group, Params};
 use tuner::checkpoint::Checkpoint;
 use tuner::objective::{Objective, ObjectiveKind};
 use tuner::optimizer::OptimizerKind;
 use tuner::space::ParamSpace;
-use tuner::trainer::{DataError, ResumeError, Split, Stop, Trainer, TrainerSettings, TrainingData};
+use tuner::trainer::{
+    BatchStep, DataError, ResumeError, Split, Stop, Trainer, TrainerSettings, TrainingData,
+};
 
 /// The knight's middlegame value.
 fn knight() -> usize {
@@ -37,17 +43,24 @@ impl TrainingData for Quadratic {
         usize::from(self.validation.is_some())
     }
 
-    fn loss_and_gradient(&self, batch: &[u32], w: &[f64], _: &Objective) -> (f64, Vec<f64>) {
-        let mut grad = vec![0.0; w.len()];
-        let mut loss = 0.0;
-        for &i in batch {
-            let d = w[knight()] - self.train[i as usize];
-            loss += d * d / SCALE;
-            grad[knight()] += 2.0 * d / SCALE;
+    fn train_epoch(
+        &mut self,
+        order_seed: u64,
+        batch: usize,
+        objective: &Objective,
+        weights: &mut Vec<f64>,
+        step: &mut BatchStep,
+    ) -> Result<(), DataError> {
+        let n = self.train.len();
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        if batch < n {
+            order.shuffle(&mut ChaCha8Rng::seed_from_u64(order_seed));
         }
-        let n = batch.len() as f64;
-        grad.iter_mut().for_each(|g| *g /= n);
-        (loss / n, grad)
+        for chunk in order.chunks(batch.max(1)) {
+            let (loss, grad) = self.loss_and_gradient(chunk, weights, objective);
+            step(weights, loss, grad, chunk.len());
+        }
+        Ok(())
     }
 
     fn mean_loss(&self, split: Split, w: &[f64], obj: &Objective) -> f64 {
@@ -68,6 +81,22 @@ impl TrainingData for Quadratic {
 
     fn retrace(&mut self, _: &Params) -> bool {
         false
+    }
+}
+
+impl Quadratic {
+    /// Mean loss and its gradient over the positions `batch`.
+    fn loss_and_gradient(&self, batch: &[u32], w: &[f64], _: &Objective) -> (f64, Vec<f64>) {
+        let mut grad = vec![0.0; w.len()];
+        let mut loss = 0.0;
+        for &i in batch {
+            let d = w[knight()] - self.train[i as usize];
+            loss += d * d / SCALE;
+            grad[knight()] += 2.0 * d / SCALE;
+        }
+        let n = batch.len() as f64;
+        grad.iter_mut().for_each(|g| *g /= n);
+        (loss / n, grad)
     }
 }
 

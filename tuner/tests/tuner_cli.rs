@@ -32,6 +32,30 @@ fn head(path: &Path, n: usize) -> String {
         .collect()
 }
 
+/// Positions as self-play lists them, a game's one after another: `games`
+/// sequences of `plies` positions, each from one of the bundled positions
+/// on by legal moves chosen deterministically, with its result (EPD text).
+fn game_ordered(games: usize, plies: usize) -> String {
+    use shakmaty::fen::Fen;
+    use shakmaty::{EnPassantMode, Position};
+    let mut out = String::new();
+    for (g, line) in head(&data(), games).lines().enumerate() {
+        let record = engine::formats::labeled::parse_line(line).unwrap().unwrap();
+        let result = line.split('"').nth(1).unwrap().to_string();
+        let mut pos = record.position;
+        for p in 0..plies {
+            let fen = Fen::from_position(&pos, EnPassantMode::Legal);
+            out.push_str(&format!("{fen} c9 \"{result}\";\n"));
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            pos.play_unchecked(moves[(g * 7 + p * 3) % moves.len()]);
+        }
+    }
+    out
+}
+
 /// `text` compressed with gzip.
 fn gzip(text: &str) -> Vec<u8> {
     use std::io::Write;
@@ -95,9 +119,41 @@ fn gradient_check_passes_for_every_objective() {
 #[test]
 fn results_do_not_depend_on_the_thread_count() {
     let dir = tempfile::tempdir().unwrap();
+    // Positions sampled from many games (whole records), and positions of
+    // games one after another (runs of differences).
+    let games = dir.path().join("games.epd");
+    std::fs::write(&games, game_ordered(150, 40)).unwrap();
+    for input in [data(), games.clone()] {
+        thread_count_independence(dir.path(), &input);
+    }
+    // The game-ordered positions are stored as runs of differences (the
+    // layout takes them below 80% of the coefficients).
+    let out = tuner(
+        &[
+            "-n",
+            "0",
+            "--no-emit-rust",
+            "-x",
+            "m.params",
+            games.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    ok("tuner", &out);
+    let err = String::from_utf8_lossy(&out.stderr);
+    let figures: Vec<f64> = err
+        .split("store ")
+        .nth(1)
+        .and_then(|t| t.split(" coefficients").next())
+        .map(|t| t.split(" of ").map(|x| x.parse().unwrap()).collect())
+        .unwrap_or_else(|| panic!("no coefficient figures in {err}"));
+    assert!(figures[0] < 0.8 * figures[1], "{figures:?}");
+}
+
+fn thread_count_independence(dir: &Path, input: &Path) {
     let run = |threads: &str, batch: &str| {
-        let out = dir.path().join(format!("t{threads}-{batch}.params"));
-        let log = dir.path().join(format!("t{threads}-{batch}.csv"));
+        let out = dir.join(format!("t{threads}-{batch}.params"));
+        let log = dir.join(format!("t{threads}-{batch}.csv"));
         ok(
             "tuner",
             &tuner(
@@ -113,9 +169,9 @@ fn results_do_not_depend_on_the_thread_count() {
                     out.to_str().unwrap(),
                     "--log",
                     log.to_str().unwrap(),
-                    data().to_str().unwrap(),
+                    input.to_str().unwrap(),
                 ],
-                dir.path(),
+                dir,
             ),
         );
         (values(&out), losses(&log))
@@ -306,9 +362,15 @@ fn resume_with_stream_equals_an_uninterrupted_run() {
 
 #[test]
 fn resume_with_recompute_pv_equals_an_uninterrupted_run() {
+    // Positions sampled from many games, and positions of games one after
+    // another (re-traced into runs of differences).
+    resume_with_recompute_pv(&head(&data(), 3000));
+    resume_with_recompute_pv(&game_ordered(100, 30));
+}
+
+fn resume_with_recompute_pv(text: &str) {
     let dir = tempfile::tempdir().unwrap();
     let small = dir.path().join("small.epd");
-    let text = head(&data(), 3000);
     std::fs::write(&small, text).unwrap();
     let run = |name: &str, epochs: &str, resume: bool| {
         let x = dir.path().join(format!("{name}.params"));
