@@ -20,12 +20,16 @@
 //!   branch; a side without an attack reads it at counter 0;
 //! * the gradient of the table elements is gathered as per-interval moments
 //!   `Σ g·tᵖ` and turned into element gradients once per chunk;
-//! * a batch may visit positions in any order: [`Chunk`] first reads where
-//!   a group of positions is, then touches their records, so that the
-//!   memory latencies of scattered positions overlap instead of adding up
-//!   (in-memory training now walks the set in shuffled runs of consecutive
-//!   positions, [`crate::source`], where the touches find the records in
-//!   cache already).
+//! * in-memory training reads runs of consecutive positions
+//!   ([`crate::run_set`]): on self-play data most records hold only the
+//!   coefficients that differ from the previous position's, the linear sums
+//!   are carried along the run, and the backward pass gives each record the
+//!   suffix sum of the gradient factors ([`Kernel::accumulate_runs`]);
+//! * a batch of positions by index (the streamed cache's windows, the
+//!   gradient check) may visit them in any order: [`Chunk`] first reads
+//!   where a group of positions is, then touches their records, so that
+//!   the memory latencies of scattered positions overlap instead of adding
+//!   up.
 
 use engine::eval::danger::{FEATURES, MAX_COUNTER, TABLE, UNIT_ENTRY};
 use engine::eval::{MAX_PHASE, NUM_ENTRIES, SCALE_NORMAL};

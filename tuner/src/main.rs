@@ -224,7 +224,9 @@ struct TrainArgs {
     #[arg(long, default_value_t = 1.0, value_parser = positive)]
     lr_decay: f64,
 
-    /// Positions per optimiser step (0: full batch).
+    /// Positions per optimiser step (0: full batch). In memory, a
+    /// mini-batch is made of runs of 16 consecutive positions, so the size
+    /// is rounded up to a multiple of 16.
     #[arg(long, default_value_t = 0)]
     batch_size: usize,
 

@@ -34,6 +34,9 @@ pub const RUN_POSITIONS: usize = 16;
 /// Positions encoded per unit of parallel work (whole runs and whole words
 /// of the bitmap).
 const ENCODE_CHUNK: usize = 4096;
+
+/// Chunks encoded at once (about 4 MB of records on self-play data).
+const ENCODE_WAVE: usize = 32;
 const _: () =
     assert!(ENCODE_CHUNK.is_multiple_of(RUN_POSITIONS) && ENCODE_CHUNK.is_multiple_of(64));
 
@@ -104,16 +107,24 @@ impl RunSet {
     /// Encodes the positions of `set`, in its order.
     pub fn encode(set: &TraceSet) -> RunSet {
         let n = set.len();
-        let parts: Vec<RunSet> = (0..n.div_ceil(ENCODE_CHUNK))
-            .into_par_iter()
-            .map(|c| Self::encode_range(set, c * ENCODE_CHUNK..((c + 1) * ENCODE_CHUNK).min(n)))
-            .collect();
+        // In waves of a few chunks encoded in parallel, each appended and
+        // freed before the next: the encoded parts of the whole set are
+        // never held beside it.
         let mut out = RunSet::default();
-        for p in &parts {
-            out.records.extend(&p.records);
-            out.whole.extend_from_slice(&p.whole);
-            out.stored += p.stored;
-            out.own += p.own;
+        let chunks: Vec<usize> = (0..n.div_ceil(ENCODE_CHUNK)).collect();
+        for wave in chunks.chunks(ENCODE_WAVE) {
+            let parts: Vec<RunSet> = wave
+                .par_iter()
+                .map(|&c| {
+                    Self::encode_range(set, c * ENCODE_CHUNK..((c + 1) * ENCODE_CHUNK).min(n))
+                })
+                .collect();
+            for p in parts {
+                out.records.extend(&p.records);
+                out.whole.extend_from_slice(&p.whole);
+                out.stored += p.stored;
+                out.own += p.own;
+            }
         }
         out.records.shrink_to_fit();
         out
@@ -121,7 +132,7 @@ impl RunSet {
 
     /// The positions of `set`, in its order, every record whole (for
     /// positions that share little with their neighbours).
-    pub fn whole(set: &TraceSet) -> RunSet {
+    pub fn whole(set: TraceSet) -> RunSet {
         let n = set.len();
         let mut whole = vec![u64::MAX; n.div_ceil(64)];
         if let Some(last) = whole.last_mut().filter(|_| !n.is_multiple_of(64)) {
@@ -138,52 +149,27 @@ impl RunSet {
             })
             .sum();
         RunSet {
-            records: set.clone(),
+            records: set,
             whole,
             stored: own,
             own,
         }
     }
 
-    /// The runs `order` of the set, in that order (runs are independent:
-    /// each starts with a whole record). A shorter last run can only come
-    /// last.
-    pub fn select_runs(&self, order: &[usize]) -> RunSet {
-        let mut positions = Vec::with_capacity(self.len());
-        for (k, &r) in order.iter().enumerate() {
-            let range = self.run_range(r);
-            assert!(
-                k + 1 == order.len() || range.len() == RUN_POSITIONS,
-                "a shorter run in the middle"
-            );
-            positions.extend(range);
-        }
-        let mut whole = vec![0u64; positions.len().div_ceil(64)];
-        for (k, &i) in positions.iter().enumerate() {
-            whole[k / 64] |= u64::from(self.is_whole(i)) << (k % 64);
-        }
-        RunSet {
-            records: self.records.select(&positions),
-            whole,
-            stored: self.stored,
-            own: self.own,
-        }
-    }
-
     /// Encodes the positions `range` of `set` (starting at a multiple of
     /// 64 and of [`RUN_POSITIONS`]).
     fn encode_range(set: &TraceSet, range: std::ops::Range<usize>) -> RunSet {
-        let mut out = RunSet {
-            whole: vec![0; range.len().div_ceil(64)],
-            ..RunSet::default()
-        };
+        let mut out = RunSet::default();
         let (mut previous, mut next, mut diff) = (Vec::new(), Vec::new(), Vec::new());
         for (k, i) in range.enumerate() {
             let v = set.view(i);
             sorted_entries(&v, &mut next);
             difference(&next, &previous, &mut diff);
             out.own += next.len();
-            if i % RUN_POSITIONS == 0 || diff.len() >= next.len() {
+            if k % 64 == 0 {
+                out.whole.push(0);
+            }
+            if k % RUN_POSITIONS == 0 || diff.len() >= next.len() {
                 out.whole[k / 64] |= 1 << (k % 64);
                 out.stored += next.len();
                 // Sorted, without repeats or zeros: pushing leaves it as it is.

@@ -2,15 +2,13 @@
 //! sets, and, for `--recompute-pv`, the positions they were traced from.
 //! The [`TrainingData`] of in-memory tuning; [`crate::stream`] is the other.
 //!
-//! The training set is held as runs of consecutive positions
-//! ([`crate::run_set`]), in an order shuffled once with the run's seed:
-//! * when consecutive input positions share most of their coefficients
-//!   (positions of a game one after another, as self-play writes them),
-//!   whole runs of [`RUN_POSITIONS`] input positions are shuffled, and each
-//!   run stores the differences between its positions: the epoch's work
-//!   per position falls with the coefficients stored;
-//! * otherwise (positions sampled from many games) the positions
-//!   themselves are shuffled and every record stays whole.
+//! The training set is held in input order as runs of [`RUN_POSITIONS`]
+//! consecutive positions ([`crate::run_set`]): when consecutive positions
+//! share most of their coefficients (a game's positions one after another,
+//! as self-play writes them), a record stores only the differences from
+//! the previous position's, and the epoch's work per position falls with
+//! the coefficients stored; otherwise (positions sampled from many games)
+//! every record stays whole, as the data were loaded (nothing is copied).
 //!
 //! Each epoch visits the runs in an order shuffled with the seed and the
 //! epoch, and cuts them into mini-batches of whole runs: a batch is a
@@ -30,31 +28,25 @@ use crate::run_set::{self, RUN_POSITIONS, RunSet};
 use crate::trace_set::TraceSet;
 use crate::trainer::{BatchStep, DataError, Split, TrainingData};
 
-/// Salt of the layout seed (the run's seed also chooses the validation
-/// positions).
-const LAYOUT_SALT: u64 = 0x6c61_796f_7574_0001;
-
-/// Runs are kept together when they store at most this share of the
-/// coefficients of whole records (measured on the first
+/// The training set is stored as differences when they take at most this
+/// share of the coefficients of whole records (measured on the first
 /// [`LAYOUT_SAMPLE`] positions).
 const CHAINED_SHARE: f64 = 0.8;
 
-/// Positions on which the layout is chosen.
+/// Positions on which the storage is chosen.
 const LAYOUT_SAMPLE: usize = 1 << 14;
 
 /// Traced positions in memory.
 #[derive(Clone, Debug)]
 pub struct TraceData {
-    /// The training set, in its shuffled layout.
+    /// The training set, in input order.
     train: RunSet,
-    /// Whether the layout keeps runs of input positions together (their
-    /// records differences).
+    /// Whether its records are differences (else all whole).
     chained: bool,
     /// The validation set (may be empty: then the training loss decides).
     pub validation: TraceSet,
     /// The positions behind both sets and how they are resolved, kept when
-    /// the data are to be re-traced (the training positions in the
-    /// training set's layout).
+    /// the data are to be re-traced.
     pub samples: Option<Samples>,
     fingerprint: u64,
 }
@@ -118,31 +110,17 @@ impl TraceData {
             validation: validation_samples,
             resolve,
         });
-        TraceData::new(train, validation, samples, seed)
+        TraceData::new(train, validation, samples)
     }
 
     /// The data of `train` and `validation`; `samples` when they are to be
     /// re-traced. The fingerprint is taken now, then the training set is
-    /// laid out with `layout_seed` (see the module documentation).
-    pub fn new(
-        train: TraceSet,
-        validation: TraceSet,
-        mut samples: Option<Samples>,
-        layout_seed: u64,
-    ) -> Self {
+    /// stored as runs (see the module documentation).
+    pub fn new(train: TraceSet, validation: TraceSet, samples: Option<Samples>) -> Self {
         let fingerprint = train.fingerprint() ^ validation.fingerprint().rotate_left(1);
         let chained = run_set::stored_share(&train, LAYOUT_SAMPLE) <= CHAINED_SHARE;
-        let (train, order) = lay_out(train, chained, layout_seed);
-        if let Some(s) = &mut samples {
-            let mut old: Vec<Option<Sample>> =
-                std::mem::take(&mut s.train).into_iter().map(Some).collect();
-            s.train = order
-                .iter()
-                .map(|&i| old[i].take().expect("a permutation"))
-                .collect();
-        }
         TraceData {
-            train,
+            train: runs(train, chained),
             chained,
             validation,
             samples,
@@ -156,28 +134,13 @@ impl TraceData {
     }
 }
 
-/// The training layout of `set` (see the module documentation), shuffled
-/// with `seed`: runs of differences kept together when `chained`, else
-/// whole records one by one; and the order of the input positions in it.
-/// A last, shorter run stays last, so that every run of the layout is an
-/// input run.
-fn lay_out(set: TraceSet, chained: bool, seed: u64) -> (RunSet, Vec<usize>) {
-    let n = set.len();
-    let mut rng = ChaCha8Rng::seed_from_u64(seed ^ LAYOUT_SALT);
-    if !chained {
-        let mut order: Vec<usize> = (0..n).collect();
-        order.shuffle(&mut rng);
-        return (RunSet::whole(&set.select(&order)), order);
+/// `set` as runs: of differences when `chained`, else of its whole records.
+fn runs(set: TraceSet, chained: bool) -> RunSet {
+    if chained {
+        RunSet::encode(&set)
+    } else {
+        RunSet::whole(set)
     }
-    let runs = RunSet::encode(&set);
-    drop(set);
-    let mut order: Vec<usize> = (0..n / RUN_POSITIONS).collect();
-    order.shuffle(&mut rng);
-    if !n.is_multiple_of(RUN_POSITIONS) {
-        order.push(n / RUN_POSITIONS);
-    }
-    let positions = order.iter().flat_map(|&r| runs.run_range(r)).collect();
-    (runs.select_runs(&order), positions)
 }
 
 /// The number of validation positions among `n` for a held-out
@@ -307,13 +270,10 @@ impl TrainingData for TraceData {
             return false;
         };
         let params = Arc::new(params.clone());
-        let train = dataset::trace_samples(&s.train, s.resolve, &params);
-        // The samples are in the layout's order, whose runs are input runs.
-        self.train = if self.chained {
-            RunSet::encode(&train)
-        } else {
-            RunSet::whole(&train)
-        };
+        self.train = runs(
+            dataset::trace_samples(&s.train, s.resolve, &params),
+            self.chained,
+        );
         self.validation = dataset::trace_samples(&s.validation, s.resolve, &params);
         true
     }
@@ -325,33 +285,24 @@ mod tests {
     use crate::objective::ObjectiveKind;
     use crate::test_data::{game_positions, positions};
 
-    /// Positions of games one after another are laid out in runs of
-    /// differences; positions sampled from many games stay whole.
+    /// Positions of games one after another are stored as runs of
+    /// differences; positions sampled from many games stay whole; both
+    /// decode to the positions, in order.
     #[test]
     fn the_layout_follows_the_data() {
         let games = game_positions(60, 40);
-        let data = TraceData::new(games.clone(), TraceSet::new(), None, 5);
+        let data = TraceData::new(games.clone(), TraceSet::new(), None);
         let (stored, own) = data.train().coefficients();
         assert!(stored * 2 < own, "{stored} of {own}");
-        assert_eq!(data.train().len(), games.len());
-        // The same positions, in another order.
-        let mut decoded = data.train().decode();
-        let (_, order) = lay_out(games.clone(), true, 5);
-        let mut back = TraceSet::new();
-        for i in order {
-            back.push_record_of(&games, i);
-        }
-        assert_eq!(decoded, back);
-        decoded = TraceSet::new();
+        assert_eq!(data.train().decode(), games);
+        let mut sampled = TraceSet::new();
         for (pos, result) in positions(2000) {
-            decoded.push_position(&pos, result, None);
+            sampled.push_position(&pos, result, None);
         }
-        let data = TraceData::new(decoded, TraceSet::new(), None, 5);
+        let data = TraceData::new(sampled.clone(), TraceSet::new(), None);
         let (stored, own) = data.train().coefficients();
-        assert!(
-            stored <= own && stored * 100 > own * 99,
-            "{stored} of {own}"
-        );
+        assert_eq!(stored, own);
+        assert_eq!(data.train().decode(), sampled);
     }
 
     /// Mini-batch epochs over runs give the same weights for 1 and 2
@@ -371,7 +322,7 @@ mod tests {
                 .build()
                 .unwrap();
             pool.install(|| {
-                let mut data = TraceData::new(games.clone(), TraceSet::new(), None, 3);
+                let mut data = TraceData::new(games.clone(), TraceSet::new(), None);
                 let mut w = crate::space::ParamSpace::weights(&Params::defaults());
                 let mut sizes = Vec::new();
                 let mut step = |w: &mut Vec<f64>, _: f64, g: Vec<f64>, n: usize| {
