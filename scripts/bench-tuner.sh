@@ -7,6 +7,9 @@
 #
 # Usage: scripts/bench-tuner.sh [LABELED.epd] [POSITIONS]
 #   default: shared/data's 238k labeled positions, repeated to 1,000,000.
+#   Positions sampled from many games (these) stay whole records in training;
+#   a self-play file (a game's positions one after another) is held as runs of
+#   differences: pass one to measure that case.
 # Environment: EPOCHS (default 5), ROUNDS (interleaved repetitions, default 2),
 #   BATCH (mini-batch size of both tuners, default 16384 = Ethereal's),
 #   ETHEREAL_GIT (a clone or bare git dir of AndyGrant/Ethereal; skipped if absent),

@@ -143,24 +143,32 @@ pub fn loss_and_gradient_sums(
     weights: &[f64],
     objective: &Objective,
 ) -> (f64, Vec<f64>) {
-    let dims = weights.len();
     let kernel = Kernel::new(weights);
-    let parts: Vec<(f64, Vec<f64>)> = indices
-        .par_chunks(CHUNK)
-        .map(|chunk| {
+    chunked_sums(indices, CHUNK, weights.len(), |chunk, acc| {
+        kernel.accumulate(set, chunk, objective, acc)
+    })
+}
+
+/// The summed loss and gradient of `items` cut into parts of `chunk`, each
+/// part summed by one thread with `accumulate` and the parts added in
+/// order (whatever the thread count).
+fn chunked_sums<T: Sync>(
+    items: &[T],
+    chunk: usize,
+    dims: usize,
+    accumulate: impl Fn(&[T], &mut Accumulator) + Sync,
+) -> (f64, Vec<f64>) {
+    let parts: Vec<(f64, Vec<f64>)> = items
+        .par_chunks(chunk)
+        .map(|part| {
             let mut acc = Accumulator::new(dims);
-            kernel.accumulate(set, chunk, objective, &mut acc);
+            accumulate(part, &mut acc);
             acc.finish()
         })
         .collect();
-    sum_parts(&parts, dims)
-}
-
-/// The sums of per-chunk `(loss, gradient)` parts, added in order.
-fn sum_parts(parts: &[(f64, Vec<f64>)], dims: usize) -> (f64, Vec<f64>) {
     let mut grad = vec![0.0; dims];
     let mut loss = 0.0;
-    for (l, g) in parts {
+    for (l, g) in &parts {
         loss += l;
         for (a, b) in grad.iter_mut().zip(g) {
             *a += b;
@@ -200,17 +208,10 @@ pub fn loss_and_gradient_runs(
     weights: &[f64],
     objective: &Objective,
 ) -> (f64, Vec<f64>) {
-    let dims = weights.len();
     let kernel = Kernel::new(weights);
-    let parts: Vec<(f64, Vec<f64>)> = runs
-        .par_chunks(CHUNK_RUNS)
-        .map(|chunk| {
-            let mut acc = Accumulator::new(dims);
-            kernel.accumulate_runs(set, chunk, objective, &mut acc);
-            acc.finish()
-        })
-        .collect();
-    let (loss, mut grad) = sum_parts(&parts, dims);
+    let (loss, mut grad) = chunked_sums(runs, CHUNK_RUNS, weights.len(), |chunk, acc| {
+        kernel.accumulate_runs(set, chunk, objective, acc)
+    });
     let positions: usize = runs.iter().map(|&r| set.run_range(r as usize).len()).sum();
     let scale = 1.0 / positions.max(1) as f64;
     grad.iter_mut().for_each(|g| *g *= scale);
