@@ -184,7 +184,7 @@ impl RunSet {
     }
 
     /// The positions again with their own coefficients, in order (for the
-    /// gradient check and the index-based passes).
+    /// gradient check, which samples positions by index).
     pub fn decode(&self) -> TraceSet {
         let mut out = TraceSet::with_capacity(self.len(), self.records.record_bytes());
         let (mut coefs, mut diff, mut next) = (Vec::new(), Vec::new(), Vec::new());
