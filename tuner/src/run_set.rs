@@ -254,19 +254,7 @@ impl RunSet {
 /// records store, over the first `sample` positions of `set` (1 for an
 /// empty set).
 pub fn stored_share(set: &TraceSet, sample: usize) -> f64 {
-    let (mut previous, mut next, mut diff) = (Vec::new(), Vec::new(), Vec::new());
-    let (mut stored, mut own) = (0usize, 0usize);
-    for i in 0..set.len().min(sample) {
-        sorted_entries(&set.view(i), &mut next);
-        difference(&next, &previous, &mut diff);
-        own += next.len();
-        stored += if i % RUN_POSITIONS == 0 {
-            next.len()
-        } else {
-            diff.len().min(next.len())
-        };
-        std::mem::swap(&mut previous, &mut next);
-    }
+    let (stored, own) = RunSet::encode_range(set, 0..set.len().min(sample)).coefficients();
     if own == 0 {
         1.0
     } else {

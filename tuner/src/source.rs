@@ -47,8 +47,6 @@ const LAYOUT_SAMPLE: usize = 1 << 14;
 pub struct TraceData {
     /// The training set, in input order.
     train: RunSet,
-    /// Whether its records are differences (else all whole).
-    chained: bool,
     /// The validation set (may be empty: then the training loss decides).
     pub validation: TraceSet,
     /// The positions behind both sets and how they are resolved, kept when
@@ -124,10 +122,8 @@ impl TraceData {
     /// stored as runs (see the module documentation).
     pub fn new(train: TraceSet, validation: TraceSet, samples: Option<Samples>) -> Self {
         let fingerprint = train.fingerprint() ^ validation.fingerprint().rotate_left(1);
-        let chained = run_set::stored_share(&train, LAYOUT_SAMPLE) <= CHAINED_SHARE;
         TraceData {
-            train: runs(train, chained),
-            chained,
+            train: runs(train),
             validation,
             samples,
             fingerprint,
@@ -140,9 +136,10 @@ impl TraceData {
     }
 }
 
-/// `set` as runs: of differences when `chained`, else of its whole records.
-fn runs(set: TraceSet, chained: bool) -> RunSet {
-    if chained {
+/// `set` as runs: of differences when they store at most [`CHAINED_SHARE`]
+/// of the coefficients on its first positions, else of its whole records.
+fn runs(set: TraceSet) -> RunSet {
+    if run_set::stored_share(&set, LAYOUT_SAMPLE) <= CHAINED_SHARE {
         RunSet::encode(&set)
     } else {
         RunSet::whole(set)
@@ -281,10 +278,7 @@ impl TrainingData for TraceData {
             return false;
         };
         let params = Arc::new(params.clone());
-        self.train = runs(
-            dataset::trace_samples(&s.train, s.resolve, &params),
-            self.chained,
-        );
+        self.train = runs(dataset::trace_samples(&s.train, s.resolve, &params));
         self.validation = dataset::trace_samples(&s.validation, s.resolve, &params);
         true
     }
