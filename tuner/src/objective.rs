@@ -129,8 +129,15 @@ pub fn loss_and_gradient(
     weights: &[f64],
     objective: &Objective,
 ) -> (f64, Vec<f64>) {
-    let (loss, mut grad) = loss_and_gradient_sums(set, indices, weights, objective);
-    let scale = 1.0 / indices.len().max(1) as f64;
+    mean_of(
+        loss_and_gradient_sums(set, indices, weights, objective),
+        indices.len(),
+    )
+}
+
+/// Summed loss and gradient divided by the number of positions `n`.
+fn mean_of((loss, mut grad): (f64, Vec<f64>), n: usize) -> (f64, Vec<f64>) {
+    let scale = 1.0 / n.max(1) as f64;
     grad.iter_mut().for_each(|g| *g *= scale);
     (loss * scale, grad)
 }
@@ -209,13 +216,13 @@ pub fn loss_and_gradient_runs(
     objective: &Objective,
 ) -> (f64, Vec<f64>) {
     let kernel = Kernel::new(weights);
-    let (loss, mut grad) = chunked_sums(runs, CHUNK_RUNS, weights.len(), |chunk, acc| {
+    let sums = chunked_sums(runs, CHUNK_RUNS, weights.len(), |chunk, acc| {
         kernel.accumulate_runs(set, chunk, objective, acc)
     });
-    let positions: usize = runs.iter().map(|&r| set.run_range(r as usize).len()).sum();
-    let scale = 1.0 / positions.max(1) as f64;
-    grad.iter_mut().for_each(|g| *g *= scale);
-    (loss * scale, grad)
+    mean_of(
+        sums,
+        runs.iter().map(|&r| set.run_range(r as usize).len()).sum(),
+    )
 }
 
 /// Minimises `f` over `[lo, hi]` by golden-section search.
