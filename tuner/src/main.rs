@@ -26,7 +26,7 @@ use tuner::objective::{Objective, ObjectiveKind};
 use tuner::optimizer::OptimizerKind;
 use tuner::provenance::{self, RunDescription};
 use tuner::report::{self, EpochRow};
-use tuner::source::{Holdout, TraceData};
+use tuner::source::{Holdout, TraceData, TraceLoader};
 use tuner::space::ParamSpace;
 use tuner::stream::StreamData;
 use tuner::trace_set::TraceSet;
@@ -508,21 +508,53 @@ fn trace_inputs(
 /// validation sets; returns the data and the provenance lines of the inputs.
 fn load_data(cli: &TrainArgs, params: &Arc<Params>) -> Result<(TraceData, Vec<String>)> {
     let keep = what_to_keep(cli);
+    let (holdout, validation_inputs) = match &cli.validation_file {
+        Some(vpath) => {
+            let (v, vs, vstats) = dataset::load(
+                std::slice::from_ref(vpath),
+                cli.resolve,
+                params,
+                keep,
+                |_| {},
+            )?;
+            let inputs = dataset::describe_inputs(&vstats)
+                .into_iter()
+                .map(|s| format!("{s} [validation]"))
+                .collect();
+            (Holdout::Set(v, vs), inputs)
+        }
+        None => (Holdout::Fraction(cli.validation), Vec::new()),
+    };
     let start = Instant::now();
-    let (all, samples, mut inputs) = match &cli.traces {
+    let (data, mut inputs) = match &cli.traces {
         Some(path) => {
+            // Block by block into the training runs and the validation set:
+            // the whole records are never all held.
             let bar = Progress::spinner(true);
             let mut reader = CacheReader::open(path)?;
-            let all = reader.read_all(|n| show_positions(&bar, "reading traces", n))?;
+            let total = reader.positions() as usize;
+            ensure!(total > 0, "no usable positions in the inputs");
+            let (fraction, validation) = match holdout {
+                Holdout::Fraction(f) => (Some(f), None),
+                Holdout::Set(v, _) => (None, Some(v)),
+            };
+            let mut loader = TraceLoader::new(total, fraction, cli.seed);
+            let mut read = 0;
+            for k in 0..reader.blocks() {
+                let mut block = TraceSet::new();
+                reader.read_block(k, &mut block)?;
+                read += block.len();
+                loader.push(block);
+                show_positions(&bar, "reading traces", read);
+            }
             bar.finish();
             let secs = start.elapsed().as_secs_f64();
             let meta = reader.meta();
             eprintln!(
-                "read {} positions from {} in {secs:.2}s ({:.0} positions/s, {:.0} MB/s); \
+                "read {total} positions from {} in {secs:.2}s ({:.0} positions/s, {:.0} MB/s); \
                  resolved with {}, parameters {}",
-                all.len(),
                 path.display(),
-                all.len() as f64 / secs.max(1e-9),
+                total as f64 / secs.max(1e-9),
                 reader.record_bytes() as f64 / 1e6 / secs.max(1e-9),
                 meta.resolve,
                 meta.params
@@ -532,40 +564,22 @@ fn load_data(cli: &TrainArgs, params: &Arc<Params>) -> Result<(TraceData, Vec<St
                 .iter()
                 .map(|i| format!("{i} [trace cache {}]", path.display()))
                 .collect();
-            (all, Vec::new(), inputs)
+            (loader.finish(validation, None), inputs)
         }
         None => {
             let (all, samples, stats, _) = trace_inputs(cli, params, true)?;
-            (all, samples, dataset::describe_inputs(&stats))
-        }
-    };
-    ensure!(!all.is_empty(), "no usable positions in the inputs");
-
-    let holdout = match &cli.validation_file {
-        Some(vpath) => {
-            let (v, vs, vstats) = dataset::load(
-                std::slice::from_ref(vpath),
-                cli.resolve,
-                params,
-                keep,
-                |_| {},
-            )?;
-            inputs.extend(
-                dataset::describe_inputs(&vstats)
-                    .into_iter()
-                    .map(|s| format!("{s} [validation]")),
+            ensure!(!all.is_empty(), "no usable positions in the inputs");
+            let data = TraceData::split(
+                all,
+                samples,
+                holdout,
+                cli.seed,
+                keep.samples.then_some(cli.resolve),
             );
-            Holdout::Set(v, vs)
+            (data, dataset::describe_inputs(&stats))
         }
-        None => Holdout::Fraction(cli.validation),
     };
-    let data = TraceData::split(
-        all,
-        samples,
-        holdout,
-        cli.seed,
-        keep.samples.then_some(cli.resolve),
-    );
+    inputs.extend(validation_inputs);
     let (train, validation) = (data.train(), &data.validation);
     ensure!(!train.is_empty(), "the training set is empty");
     let bytes = train.heap_bytes() + validation.heap_bytes();

@@ -35,10 +35,22 @@ pub const RUN_POSITIONS: usize = 16;
 /// of the bitmap).
 const ENCODE_CHUNK: usize = 4096;
 
-/// Chunks encoded at once (about 4 MB of records on self-play data).
-const ENCODE_WAVE: usize = 32;
+/// Chunks encoded at once: 32,768 positions, about 2 MB of whole records,
+/// which a [`RunSetBuilder`] holds at most before it encodes them.
+const ENCODE_WAVE: usize = 8;
 const _: () =
     assert!(ENCODE_CHUNK.is_multiple_of(RUN_POSITIONS) && ENCODE_CHUNK.is_multiple_of(64));
+
+/// Positions encoded at once.
+const WAVE_POSITIONS: usize = ENCODE_CHUNK * ENCODE_WAVE;
+
+/// A [`RunSetBuilder`] stores differences when they take at most this
+/// share of the coefficients of whole records, measured on the first
+/// [`LAYOUT_SAMPLE`] positions.
+const CHAINED_SHARE: f64 = 0.8;
+
+/// Positions on which a [`RunSetBuilder`] chooses the storage.
+const LAYOUT_SAMPLE: usize = 1 << 14;
 
 /// Positions as runs (see the module documentation).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -104,30 +116,35 @@ fn difference(next: &[(u16, i16)], previous: &[(u16, i16)], out: &mut Vec<(u16, 
 }
 
 impl RunSet {
-    /// Encodes the positions of `set`, in its order.
+    /// Encodes the positions of `set`, in its order, as differences.
     pub fn encode(set: &TraceSet) -> RunSet {
-        let n = set.len();
-        // In waves of a few chunks encoded in parallel, each appended and
-        // freed before the next: the encoded parts of the whole set are
-        // never held beside it.
         let mut out = RunSet::default();
-        let chunks: Vec<usize> = (0..n.div_ceil(ENCODE_CHUNK)).collect();
+        out.append_encoded(set, set.len());
+        out.records.shrink_to_fit();
+        out
+    }
+
+    /// Appends the first `count` positions of `set`, encoded (the set's
+    /// length must be a multiple of [`ENCODE_CHUNK`], so that runs and
+    /// bitmap words start where they should). In waves of a few chunks
+    /// encoded in parallel, each appended and freed before the next.
+    fn append_encoded(&mut self, set: &TraceSet, count: usize) {
+        debug_assert!(self.len().is_multiple_of(ENCODE_CHUNK));
+        let chunks: Vec<usize> = (0..count.div_ceil(ENCODE_CHUNK)).collect();
         for wave in chunks.chunks(ENCODE_WAVE) {
             let parts: Vec<RunSet> = wave
                 .par_iter()
                 .map(|&c| {
-                    Self::encode_range(set, c * ENCODE_CHUNK..((c + 1) * ENCODE_CHUNK).min(n))
+                    Self::encode_range(set, c * ENCODE_CHUNK..((c + 1) * ENCODE_CHUNK).min(count))
                 })
                 .collect();
             for p in parts {
-                out.records.extend(&p.records);
-                out.whole.extend_from_slice(&p.whole);
-                out.stored += p.stored;
-                out.own += p.own;
+                self.records.extend(&p.records);
+                self.whole.extend_from_slice(&p.whole);
+                self.stored += p.stored;
+                self.own += p.own;
             }
         }
-        out.records.shrink_to_fit();
-        out
     }
 
     /// The positions of `set`, in its order, every record whole (for
@@ -262,6 +279,134 @@ pub fn stored_share(set: &TraceSet, sample: usize) -> f64 {
     }
 }
 
+/// How a [`RunSetBuilder`] stores the records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Storage {
+    /// Runs of differences ([`RunSet::encode`]).
+    Differences,
+    /// Whole records ([`RunSet::whole`]).
+    Whole,
+}
+
+/// Builds a [`RunSet`] from positions given in order, a part at a time
+/// (blocks of the trace cache as they are read), so that the whole records
+/// of the set are never held beside its runs: at most a wave of
+/// [`WAVE_POSITIONS`] positions and the part being given wait to be
+/// encoded. Unless set, the storage is chosen on the first
+/// [`LAYOUT_SAMPLE`] positions: differences when they store at most
+/// [`CHAINED_SHARE`] of the coefficients of whole records (positions of
+/// games one after another), else whole records, kept as given.
+#[derive(Debug, Default)]
+pub struct RunSetBuilder {
+    /// The storage, once chosen.
+    storage: Option<Storage>,
+    /// Positions given and not yet stored.
+    pending: TraceSet,
+    /// Differences encoded so far.
+    encoded: RunSet,
+    /// Whole records stored so far.
+    records: TraceSet,
+}
+
+impl RunSetBuilder {
+    /// A builder that chooses the storage from the data.
+    pub fn new() -> Self {
+        RunSetBuilder::default()
+    }
+
+    /// A builder with the given storage.
+    pub fn with_storage(storage: Storage) -> Self {
+        RunSetBuilder {
+            storage: Some(storage),
+            ..RunSetBuilder::default()
+        }
+    }
+
+    /// Number of positions given.
+    pub fn len(&self) -> usize {
+        self.encoded.len() + self.records.len() + self.pending.len()
+    }
+
+    /// True before any position is given.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Appends the positions of `part`.
+    pub fn push(&mut self, part: TraceSet) {
+        if self.pending.is_empty() {
+            self.pending = part;
+        } else {
+            self.pending.extend(&part);
+        }
+        if self.storage.is_none() && self.pending.len() >= LAYOUT_SAMPLE {
+            self.choose();
+        }
+        self.store(false);
+    }
+
+    /// The runs of every position given.
+    pub fn finish(mut self) -> RunSet {
+        if self.storage.is_none() {
+            self.choose();
+        }
+        self.store(true);
+        match self.storage {
+            Some(Storage::Whole) => {
+                self.records.shrink_to_fit();
+                RunSet::whole(self.records)
+            }
+            _ => {
+                self.encoded.records.shrink_to_fit();
+                self.encoded
+            }
+        }
+    }
+
+    /// Chooses the storage on the positions waiting (the first ones).
+    fn choose(&mut self) {
+        let share = stored_share(&self.pending, LAYOUT_SAMPLE);
+        self.storage = Some(if share <= CHAINED_SHARE {
+            Storage::Differences
+        } else {
+            Storage::Whole
+        });
+    }
+
+    /// Stores the positions waiting: whole records at once; differences
+    /// by whole waves, or all of them at the `end`.
+    fn store(&mut self, end: bool) {
+        match self.storage {
+            None => {}
+            Some(Storage::Whole) => {
+                let part = std::mem::take(&mut self.pending);
+                if self.records.is_empty() {
+                    self.records = part;
+                } else {
+                    self.records.extend(&part);
+                }
+            }
+            Some(Storage::Differences) => {
+                let n = self.pending.len();
+                let ready = if end {
+                    n
+                } else {
+                    n / WAVE_POSITIONS * WAVE_POSITIONS
+                };
+                if ready == 0 {
+                    return;
+                }
+                self.encoded.append_encoded(&self.pending, ready);
+                self.pending = if ready == n {
+                    TraceSet::new()
+                } else {
+                    self.pending.select(&(ready..n).collect::<Vec<_>>())
+                };
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -278,6 +423,62 @@ mod tests {
         let negated: Vec<(u16, i16)> = b.iter().map(|&(e, c)| (e, -c)).collect();
         difference(&d, &negated, &mut back);
         assert_eq!(back, a.to_vec());
+    }
+
+    /// `set` in parts of the given sizes, one after another, then the rest.
+    fn parts(set: &TraceSet, sizes: &[usize]) -> Vec<TraceSet> {
+        let mut out = Vec::new();
+        let mut at = 0usize;
+        for &k in sizes.iter().chain([&usize::MAX]) {
+            let end = at.saturating_add(k).min(set.len());
+            out.push(set.select(&(at..end).collect::<Vec<_>>()));
+            at = end;
+        }
+        out
+    }
+
+    /// A builder given the positions in parts of any size (across the
+    /// waves it encodes at once and the sample it chooses on) stores them
+    /// as the whole set at once would: as differences for games, whole
+    /// for positions that share nothing.
+    #[test]
+    fn the_builder_stores_parts_as_the_whole_set() {
+        let games = game_positions(100, 60);
+        let mut set = TraceSet::new();
+        while set.len() < WAVE_POSITIONS + LAYOUT_SAMPLE {
+            set.extend(&games);
+        }
+        let order: Vec<usize> = (0..set.len()).map(|i| i * 7919 % set.len()).collect();
+        let scattered = set.select(&order);
+        for (data, storage) in [(&set, Storage::Differences), (&scattered, Storage::Whole)] {
+            let at_once = {
+                let mut b = RunSetBuilder::new();
+                b.push(data.clone());
+                b.finish()
+            };
+            assert_eq!(at_once.decode(), *data);
+            let expected = match storage {
+                Storage::Differences => RunSet::encode(data),
+                Storage::Whole => RunSet::whole(data.clone()),
+            };
+            assert_eq!(at_once, expected, "{storage:?}");
+            for sizes in [
+                &[1, 100, 4095, 65_536][..],
+                &[LAYOUT_SAMPLE - 1, 3, 31_000],
+                &[],
+            ] {
+                let mut b = RunSetBuilder::new();
+                for part in parts(data, sizes) {
+                    b.push(part);
+                }
+                assert_eq!(b.len(), data.len());
+                assert_eq!(b.finish(), at_once, "{storage:?} in parts {sizes:?}");
+            }
+        }
+        // A set too small to choose on is chosen on whole at the end.
+        let mut b = RunSetBuilder::new();
+        b.push(games.clone());
+        assert_eq!(b.finish(), RunSet::encode(&games));
     }
 
     /// Consecutive positions of games are stored as differences, fewer

@@ -8,7 +8,9 @@
 //! as self-play writes them), a record stores only the differences from
 //! the previous position's, and the epoch's work per position falls with
 //! the coefficients stored; otherwise (positions sampled from many games)
-//! every record stays whole, as the data were loaded (nothing is copied).
+//! every record stays whole. A [`TraceLoader`] builds the data from the
+//! loaded positions a part at a time (the trace cache's blocks), so that
+//! the whole records are never all held beside the runs.
 //!
 //! Each epoch visits the runs by groups of [`GROUP_RUNS`] (64 consecutive
 //! positions) in an order shuffled with the seed and the epoch, and cuts
@@ -25,22 +27,14 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::dataset::{self, Resolve, Sample};
 use crate::objective::{self, Objective};
-use crate::run_set::{self, RUN_POSITIONS, RunSet};
-use crate::trace_set::TraceSet;
+use crate::run_set::{RUN_POSITIONS, RunSet, RunSetBuilder};
+use crate::trace_set::{Fingerprint, TraceSet};
 use crate::trainer::{BatchStep, DataError, Split, TrainingData};
-
-/// The training set is stored as differences when they take at most this
-/// share of the coefficients of whole records (measured on the first
-/// [`LAYOUT_SAMPLE`] positions).
-const CHAINED_SHARE: f64 = 0.8;
 
 /// Runs an epoch's shuffle keeps together: 64 consecutive positions, 2–4 kB
 /// of records read in a row (runs of 16 shuffled one by one made epochs on
 /// a million master positions 8% slower for their memory stalls).
 const GROUP_RUNS: u32 = 4;
-
-/// Positions on which the storage is chosen.
-const LAYOUT_SAMPLE: usize = 1 << 14;
 
 /// Traced positions in memory.
 #[derive(Clone, Debug)]
@@ -77,57 +71,48 @@ pub enum Holdout {
 
 impl TraceData {
     /// Splits the loaded positions `all` into training and validation sets,
-    /// in place and in input order: the validation set is about the
-    /// `fraction` of the positions that [`validation_mask`] chooses with
-    /// `seed` (runs of consecutive positions), or the separate set of
-    /// `holdout`. With `retrace` the positions are kept
+    /// in input order (see [`TraceLoader`]), or takes the separate set of
+    /// `holdout` for validation. With `retrace` the positions are kept
     /// (`samples` holds those of `all`, in order) for re-tracing with that
     /// resolution.
     pub fn split(
-        mut all: TraceSet,
+        all: TraceSet,
         samples: Vec<Sample>,
         holdout: Holdout,
         seed: u64,
         retrace: Option<Resolve>,
     ) -> TraceData {
-        let (train, validation, train_samples, validation_samples) = match holdout {
-            Holdout::Set(set, set_samples) => (all, set, samples, set_samples),
-            Holdout::Fraction(fraction) => {
-                let n = all.len();
-                let mask = validation_mask(n, validation_count(n, fraction), seed);
-                let validation = all.split_off_where(|i| mask.get(i));
-                let (mut train_samples, mut validation_samples) = (Vec::new(), Vec::new());
-                if retrace.is_some() {
-                    for (i, s) in samples.into_iter().enumerate() {
-                        if mask.get(i) {
-                            validation_samples.push(s);
-                        } else {
-                            train_samples.push(s);
-                        }
-                    }
-                }
-                (all, validation, train_samples, validation_samples)
-            }
+        let (fraction, set) = match holdout {
+            Holdout::Set(set, set_samples) => (None, Some((set, set_samples))),
+            Holdout::Fraction(fraction) => (Some(fraction), None),
         };
-        let samples = retrace.map(|resolve| Samples {
-            train: train_samples,
-            validation: validation_samples,
-            resolve,
+        let mut loader = TraceLoader::new(all.len(), fraction, seed);
+        let (validation, set_samples) = set.unzip();
+        let samples = retrace.map(|resolve| {
+            let (mut train, mut held_out) = (Vec::new(), Vec::new());
+            for (i, s) in samples.into_iter().enumerate() {
+                if loader.is_validation(i) {
+                    held_out.push(s);
+                } else {
+                    train.push(s);
+                }
+            }
+            Samples {
+                train,
+                validation: set_samples.unwrap_or(held_out),
+                resolve,
+            }
         });
-        TraceData::new(train, validation, samples)
+        loader.push(all);
+        loader.finish(validation, samples)
     }
 
     /// The data of `train` and `validation`; `samples` when they are to be
-    /// re-traced. The fingerprint is taken now, then the training set is
-    /// stored as runs (see the module documentation).
+    /// re-traced.
     pub fn new(train: TraceSet, validation: TraceSet, samples: Option<Samples>) -> Self {
-        let fingerprint = train.fingerprint() ^ validation.fingerprint().rotate_left(1);
-        TraceData {
-            train: runs(train),
-            validation,
-            samples,
-            fingerprint,
-        }
+        let mut loader = TraceLoader::new(train.len(), None, 0);
+        loader.push(train);
+        loader.finish(Some(validation), samples)
     }
 
     /// The training set.
@@ -136,13 +121,77 @@ impl TraceData {
     }
 }
 
-/// `set` as runs: of differences when they store at most [`CHAINED_SHARE`]
-/// of the coefficients on its first positions, else of its whole records.
-fn runs(set: TraceSet) -> RunSet {
-    if run_set::stored_share(&set, LAYOUT_SAMPLE) <= CHAINED_SHARE {
-        RunSet::encode(&set)
-    } else {
-        RunSet::whole(set)
+/// Builds a [`TraceData`] from the loaded positions given in input order, a
+/// part at a time (blocks of the trace cache as they are read): each part's
+/// validation positions ([`validation_mask`]) go to the validation set, the
+/// others to the training runs ([`RunSetBuilder`]), so that the whole
+/// records of the training set are never held beside its runs. The data's
+/// fingerprint is taken from the whole records as they pass.
+#[derive(Debug)]
+pub struct TraceLoader {
+    /// The validation positions (none when another set validates).
+    mask: Mask,
+    /// Positions given so far.
+    seen: usize,
+    /// Positions to be given.
+    total: usize,
+    train: RunSetBuilder,
+    train_fingerprint: Fingerprint,
+    validation: TraceSet,
+}
+
+impl TraceLoader {
+    /// A loader for `total` positions, of which about the `fraction` (runs
+    /// of consecutive positions chosen by `seed`) are held out for
+    /// validation; all are for training without a fraction.
+    pub fn new(total: usize, fraction: Option<f64>, seed: u64) -> TraceLoader {
+        let mask = match fraction {
+            Some(f) => validation_mask(total, validation_count(total, f), seed),
+            None => Mask::default(),
+        };
+        TraceLoader {
+            train_fingerprint: Fingerprint::new(total - mask.count()),
+            mask,
+            seen: 0,
+            total,
+            train: RunSetBuilder::new(),
+            validation: TraceSet::new(),
+        }
+    }
+
+    /// Whether position `i` (in input order) is held out for validation.
+    pub fn is_validation(&self, i: usize) -> bool {
+        self.mask.get(i)
+    }
+
+    /// Gives the next positions, `part`.
+    pub fn push(&mut self, mut part: TraceSet) {
+        let base = self.seen;
+        self.seen += part.len();
+        assert!(self.seen <= self.total, "more positions than announced");
+        let held_out = part.split_off_where(|i| self.mask.get(base + i));
+        if self.validation.is_empty() {
+            self.validation = held_out;
+        } else {
+            self.validation.extend(&held_out);
+        }
+        self.train_fingerprint.add(&part);
+        self.train.push(part);
+    }
+
+    /// The data, once every position is given: validated by `validation`
+    /// when another set validates, with `samples` when they are to be
+    /// re-traced.
+    pub fn finish(self, validation: Option<TraceSet>, samples: Option<Samples>) -> TraceData {
+        assert_eq!(self.seen, self.total, "positions missing");
+        let validation = validation.unwrap_or(self.validation);
+        let fingerprint = self.train_fingerprint.finish() ^ validation.fingerprint().rotate_left(1);
+        TraceData {
+            train: self.train.finish(),
+            validation,
+            samples,
+            fingerprint,
+        }
     }
 }
 
@@ -278,7 +327,9 @@ impl TrainingData for TraceData {
             return false;
         };
         let params = Arc::new(params.clone());
-        self.train = runs(dataset::trace_samples(&s.train, s.resolve, &params));
+        let mut train = RunSetBuilder::new();
+        train.push(dataset::trace_samples(&s.train, s.resolve, &params));
+        self.train = train.finish();
         self.validation = dataset::trace_samples(&s.validation, s.resolve, &params);
         true
     }
@@ -308,6 +359,26 @@ mod tests {
         let (stored, own) = data.train().coefficients();
         assert_eq!(stored, own);
         assert_eq!(data.train().decode(), sampled);
+    }
+
+    /// Loading block by block gives the data of loading everything at
+    /// once: the same validation positions, training runs and fingerprint.
+    #[test]
+    fn loading_in_blocks_is_loading_at_once() {
+        let games = game_positions(100, 60);
+        let at_once = TraceData::split(games.clone(), Vec::new(), Holdout::Fraction(0.2), 5, None);
+        assert!(!at_once.validation.is_empty());
+        let mut loader = TraceLoader::new(games.len(), Some(0.2), 5);
+        for from in (0..games.len()).step_by(777) {
+            let to = (from + 777).min(games.len());
+            loader.push(games.select(&(from..to).collect::<Vec<_>>()));
+        }
+        let in_blocks = loader.finish(None, None);
+        assert_eq!(in_blocks.train(), at_once.train());
+        assert_eq!(in_blocks.validation, at_once.validation);
+        assert_eq!(in_blocks.fingerprint(), at_once.fingerprint());
+        let other = TraceData::split(games.clone(), Vec::new(), Holdout::Fraction(0.2), 6, None);
+        assert_ne!(other.fingerprint(), at_once.fingerprint());
     }
 
     /// Mini-batch epochs over runs give the same weights for 1 and 2
