@@ -184,7 +184,8 @@ impl TraceLoader {
     /// re-traced.
     pub fn finish(self, validation: Option<TraceSet>, samples: Option<Samples>) -> TraceData {
         assert_eq!(self.seen, self.total, "positions missing");
-        let validation = validation.unwrap_or(self.validation);
+        let mut validation = validation.unwrap_or(self.validation);
+        validation.shrink_to_fit();
         let fingerprint = self.train_fingerprint.finish() ^ validation.fingerprint().rotate_left(1);
         TraceData {
             train: self.train.finish(),

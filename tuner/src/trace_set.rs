@@ -414,19 +414,23 @@ impl TraceSet {
     }
 
     fn push_record(&mut self, coefs: &mut Vec<(u16, i16)>, l: &Labels) {
-        if !coefs.is_sorted_by_key(|&(e, _)| e) {
+        // Sorted by entry, each entry once, no zeros: as the encoder of
+        // runs gives them (a trace lists each entry once; be safe).
+        let canonical =
+            coefs.windows(2).all(|w| w[0].0 < w[1].0) && coefs.iter().all(|&(_, c)| c != 0);
+        if !canonical {
             coefs.sort_unstable_by_key(|&(e, _)| e);
+            coefs.dedup_by(|b, a| {
+                if a.0 == b.0 {
+                    a.1 += b.1;
+                    true
+                } else {
+                    false
+                }
+            });
+            coefs.retain(|&(_, c)| c != 0);
         }
-        // Merge repeated entries (a trace lists each once; be safe).
-        coefs.dedup_by(|b, a| {
-            if a.0 == b.0 {
-                a.1 += b.1;
-                true
-            } else {
-                false
-            }
-        });
-        coefs.retain(|&(_, c)| c != 0);
+        let large_count = coefs.iter().filter(|&&(_, c)| c.unsigned_abs() > 2).count();
         self.begin_record();
         let phase = u8::try_from(l.taper.phase)
             .ok()
@@ -448,30 +452,13 @@ impl TraceSet {
                 flags |= HAS_DANGER << side;
             }
         }
-        let mut symbols = Vec::with_capacity(coefs.len() + 8);
-        let mut large = Vec::new();
-        let mut large_count = 0usize;
-        let mut previous: isize = -1;
-        for &(e, c) in coefs.iter() {
-            if c.unsigned_abs() > 2 {
-                encode_large(&mut large, e, c);
-                large_count += 1;
-                continue;
-            }
-            encode_symbol(&mut symbols, (e as isize - previous) as usize, c);
-            previous = e as isize;
-        }
         let short_large = u8::try_from(large_count).ok().filter(|&m| m < LONG_LARGE);
         self.bytes
             .push(flags | short_large.unwrap_or(LONG_LARGE) << LARGE_SHIFT);
-        match u8::try_from(symbols.len()) {
-            Ok(n) if n < LONG_COUNT => self.bytes.push(n),
-            _ => {
-                let n = u16::try_from(symbols.len()).expect("symbol count fits in u16");
-                self.bytes.push(LONG_COUNT);
-                self.bytes.extend_from_slice(&n.to_le_bytes());
-            }
-        }
+        // The symbol count, written once the symbols are (a long count
+        // makes room for itself then).
+        let count_at = self.bytes.len();
+        self.bytes.push(0);
         if short_large.is_none() {
             let m = u16::try_from(large_count).expect("large coefficient count fits in u16");
             self.bytes.extend_from_slice(&m.to_le_bytes());
@@ -494,8 +481,25 @@ impl TraceSet {
             self.bytes.push(mask);
             self.bytes.extend(d.0.iter().filter(|&&c| c != 0));
         }
-        self.bytes.extend_from_slice(&symbols);
-        self.bytes.extend_from_slice(&large);
+        let symbols_at = self.bytes.len();
+        let mut previous: isize = -1;
+        for &(e, c) in coefs.iter().filter(|&&(_, c)| c.unsigned_abs() <= 2) {
+            encode_symbol(&mut self.bytes, (e as isize - previous) as usize, c);
+            previous = e as isize;
+        }
+        let symbols = self.bytes.len() - symbols_at;
+        match u8::try_from(symbols) {
+            Ok(n) if n < LONG_COUNT => self.bytes[count_at] = n,
+            _ => {
+                let n = u16::try_from(symbols).expect("symbol count fits in u16");
+                self.bytes[count_at] = LONG_COUNT;
+                self.bytes
+                    .splice(count_at + 1..count_at + 1, n.to_le_bytes());
+            }
+        }
+        for &(e, c) in coefs.iter().filter(|&&(_, c)| c.unsigned_abs() > 2) {
+            encode_large(&mut self.bytes, e, c);
+        }
     }
 
     /// Appends the raw record `bytes` (one whole record).
