@@ -59,7 +59,7 @@ printf 'traces: %s bytes/position in memory, cache file %.1f bytes/position; res
 for pass in 1 2; do
     /usr/bin/time -f "%M" -o "$work/time-load" "$tuner" -n 0 --k 1 --traces "$work/set.traces" \
         --no-emit-rust -x "$work/t.params" >/dev/null 2>"$work/err-load"
-    grep -o 'read [0-9]* positions .* MB/s)' "$work/err-load" | sed "s/^/cache load $pass: /"
+    grep -o 'read [0-9]* positions .* included)' "$work/err-load" | sed "s/^/cache load $pass: /"
 done
 load_rate=$(grep -o '([0-9]* positions/s' "$work/err-load" | grep -o '[0-9]*')
 peak_kb=$(cat "$work/time-load")

@@ -551,8 +551,8 @@ fn load_data(cli: &TrainArgs, params: &Arc<Params>) -> Result<(TraceData, Vec<St
             let secs = start.elapsed().as_secs_f64();
             let meta = reader.meta();
             eprintln!(
-                "read {total} positions from {} in {secs:.2}s ({:.0} positions/s, {:.0} MB/s); \
-                 resolved with {}, parameters {}",
+                "read {total} positions from {} in {secs:.2}s ({:.0} positions/s, {:.0} MB/s, \
+                 storing the training runs included); resolved with {}, parameters {}",
                 path.display(),
                 total as f64 / secs.max(1e-9),
                 reader.record_bytes() as f64 / 1e6 / secs.max(1e-9),
