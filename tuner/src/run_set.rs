@@ -124,8 +124,8 @@ impl RunSet {
         out
     }
 
-    /// Appends the first `count` positions of `set`, encoded (the set's
-    /// length must be a multiple of [`ENCODE_CHUNK`], so that runs and
+    /// Appends the first `count` positions of `set`, encoded (`self` must
+    /// hold a multiple of [`ENCODE_CHUNK`] positions, so that runs and
     /// bitmap words start where they should). In waves of a few chunks
     /// encoded in parallel, each appended and freed before the next.
     fn append_encoded(&mut self, set: &TraceSet, count: usize) {
@@ -281,7 +281,7 @@ pub fn stored_share(set: &TraceSet, sample: usize) -> f64 {
 
 /// How a [`RunSetBuilder`] stores the records.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Storage {
+enum Storage {
     /// Runs of differences ([`RunSet::encode`]).
     Differences,
     /// Whole records ([`RunSet::whole`]).
@@ -292,7 +292,7 @@ pub enum Storage {
 /// (blocks of the trace cache as they are read), so that the whole records
 /// of the set are never held beside its runs: at most a wave of
 /// [`WAVE_POSITIONS`] positions and the part being given wait to be
-/// encoded. Unless set, the storage is chosen on the first
+/// encoded. The storage is chosen on the first
 /// [`LAYOUT_SAMPLE`] positions: differences when they store at most
 /// [`CHAINED_SHARE`] of the coefficients of whole records (positions of
 /// games one after another), else whole records, kept as given.
@@ -312,14 +312,6 @@ impl RunSetBuilder {
     /// A builder that chooses the storage from the data.
     pub fn new() -> Self {
         RunSetBuilder::default()
-    }
-
-    /// A builder with the given storage.
-    pub fn with_storage(storage: Storage) -> Self {
-        RunSetBuilder {
-            storage: Some(storage),
-            ..RunSetBuilder::default()
-        }
     }
 
     /// Number of positions given.
