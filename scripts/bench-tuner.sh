@@ -50,7 +50,7 @@ rss_mb() { awk '{ printf "%.1f", $1 / 1024 }' "$1"; }
 trace_rate=$(grep -o 'in [0-9.]*s ([0-9]* positions/s' "$work/err-trace" | grep -o '([0-9]*' | tr -d '(')
 bytes=$(grep -o '[0-9]* bytes/position' "$work/err-trace" | grep -o '^[0-9]*')
 cache_bytes=$(stat -c %s "$work/set.traces")
-printf 'traces: %s bytes/position in memory, cache file %.1f bytes/position; resolve+trace %s positions/s, streamed to the cache with peak RSS %s MB\n' \
+printf 'traces: %s bytes/position as whole records, cache file %.1f bytes/position; resolve+trace %s positions/s, streamed to the cache with peak RSS %s MB\n' \
     "$bytes" "$(awk -v b="$cache_bytes" -v n="$positions" 'BEGIN { print b / n }')" "$trace_rate" \
     "$(rss_mb "$work/time-trace")"
 
@@ -63,8 +63,9 @@ for pass in 1 2; do
 done
 load_rate=$(grep -o '([0-9]* positions/s' "$work/err-load" | grep -o '[0-9]*')
 peak_kb=$(cat "$work/time-load")
-printf 'holding the traces: peak RSS %s MB (%.0f bytes/position)\n' \
-    "$(rss_mb "$work/time-load")" "$(awk -v k="$peak_kb" -v n="$positions" 'BEGIN { print k * 1024 / n }')"
+held=$(grep -o 'traces use .* bytes/position' "$work/err-load" | grep -o '([0-9]* bytes' | grep -o '[0-9]*')
+printf 'holding the traces: %s bytes/position as held (training runs and validation set); peak RSS %s MB (%.0f bytes/position)\n' \
+    "$held" "$(rss_mb "$work/time-load")" "$(awk -v k="$peak_kb" -v n="$positions" 'BEGIN { print k * 1024 / n }')"
 
 # 3. Ethereal's tuner, built for this data.
 ethereal=""
@@ -120,7 +121,7 @@ ours_weights=$(grep -o 'tuning [0-9]* of [0-9]* weights' "$work/ours-err" | head
 echo "weights: ours ${ours_weights#tuning } (every group); Ethereal 1272 (636 terms x mg/eg)"
 cmp -s <(grep -v '^#' "$work/o1.params") <(grep -v '^#' "$work/o2.params") \
     && same="identical" || same="DIFFERENT"
-declare -A summary=([bytes_per_position]=$bytes [peak_rss_bytes_per_position]=$(awk -v k="$peak_kb" -v n="$positions" 'BEGIN { printf "%.0f", k * 1024 / n }')
+declare -A summary=([bytes_per_position]=$held [whole_record_bytes_per_position]=$bytes [peak_rss_bytes_per_position]=$(awk -v k="$peak_kb" -v n="$positions" 'BEGIN { printf "%.0f", k * 1024 / n }')
     [trace_positions_per_s]=$trace_rate [cache_load_positions_per_s]=$load_rate)
 for threads in 1 2; do
     ours=$(median <"$work/rates-ours-$threads")
@@ -139,7 +140,7 @@ for threads in 1 2; do
 done
 echo "our tuned parameters with 1 and 2 threads: $same"
 line="summary:"
-for key in bytes_per_position peak_rss_bytes_per_position trace_positions_per_s cache_load_positions_per_s \
+for key in bytes_per_position whole_record_bytes_per_position peak_rss_bytes_per_position trace_positions_per_s cache_load_positions_per_s \
     epoch_1t epoch_2t ethereal_1t ethereal_2t ratio_1t ratio_2t; do
     line+=" $key=${summary[$key]:-n/a}"
 done

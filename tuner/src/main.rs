@@ -493,8 +493,8 @@ fn trace_inputs(
         w.finish_with(&meta)?;
         let memory = TraceSet::heap_bytes_for(positions, record_bytes);
         eprintln!(
-            "saved {positions} traced positions to {} ({:.2}s to finish); they take {:.1} MB \
-             ({:.0} bytes/position) when loaded",
+            "saved {positions} traced positions to {} ({:.2}s to finish); as whole records they \
+             take {:.1} MB ({:.0} bytes/position)",
             path.display(),
             start.elapsed().as_secs_f64(),
             memory as f64 / 1e6,
