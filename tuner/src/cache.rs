@@ -611,8 +611,8 @@ impl CacheReader {
         (self.blocks[k].2, self.blocks[k].1)
     }
 
-    /// Reads block `k` into `set` (appending), checking its checksum and
-    /// records.
+    /// Reads block `k` into `set` (appending; into an empty set without a
+    /// copy), checking its checksum and records.
     ///
     /// # Errors
     /// A read error or a corrupt block.
@@ -645,7 +645,7 @@ impl CacheReader {
             .collect();
         let block = TraceSet::from_raw_parts(records, &starts)
             .map_err(|e: RecordError| corrupt(e.to_string()))?;
-        set.extend(&block);
+        set.append(block);
         Ok(())
     }
 

@@ -326,11 +326,7 @@ impl RunSetBuilder {
 
     /// Appends the positions of `part`.
     pub fn push(&mut self, part: TraceSet) {
-        if self.pending.is_empty() {
-            self.pending = part;
-        } else {
-            self.pending.extend(&part);
-        }
+        self.pending.append(part);
         if self.storage.is_none() && self.pending.len() >= LAYOUT_SAMPLE {
             self.choose();
         }
@@ -371,12 +367,7 @@ impl RunSetBuilder {
         match self.storage {
             None => {}
             Some(Storage::Whole) => {
-                let part = std::mem::take(&mut self.pending);
-                if self.records.is_empty() {
-                    self.records = part;
-                } else {
-                    self.records.extend(&part);
-                }
+                self.records.append(std::mem::take(&mut self.pending));
             }
             Some(Storage::Differences) => {
                 let n = self.pending.len();

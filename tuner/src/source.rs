@@ -170,11 +170,7 @@ impl TraceLoader {
         self.seen += part.len();
         assert!(self.seen <= self.total, "more positions than announced");
         let held_out = part.split_off_where(|i| self.mask.get(base + i));
-        if self.validation.is_empty() {
-            self.validation = held_out;
-        } else {
-            self.validation.extend(&held_out);
-        }
+        self.validation.append(held_out);
         self.train_fingerprint.add(&part);
         self.train.push(part);
     }

@@ -513,6 +513,16 @@ impl TraceSet {
         self.push_raw(&other.bytes[other.range(i)]);
     }
 
+    /// Appends every position of `other`, taking its records without a
+    /// copy when this set is empty.
+    pub fn append(&mut self, other: TraceSet) {
+        if self.is_empty() {
+            *self = other;
+        } else {
+            self.extend(&other);
+        }
+    }
+
     /// Appends every position of `other`.
     pub fn extend(&mut self, other: &TraceSet) {
         self.bytes.reserve(other.bytes.len());
