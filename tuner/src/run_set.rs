@@ -300,12 +300,11 @@ enum Storage {
 pub struct RunSetBuilder {
     /// The storage, once chosen.
     storage: Option<Storage>,
-    /// Positions given and not yet stored.
+    /// Positions given and not yet encoded (all of them when they stay
+    /// whole).
     pending: TraceSet,
     /// Differences encoded so far.
     encoded: RunSet,
-    /// Whole records stored so far.
-    records: TraceSet,
 }
 
 impl RunSetBuilder {
@@ -316,7 +315,7 @@ impl RunSetBuilder {
 
     /// Number of positions given.
     pub fn len(&self) -> usize {
-        self.encoded.len() + self.records.len() + self.pending.len()
+        self.encoded.len() + self.pending.len()
     }
 
     /// True before any position is given.
@@ -341,8 +340,8 @@ impl RunSetBuilder {
         self.store(true);
         match self.storage {
             Some(Storage::Whole) => {
-                self.records.shrink_to_fit();
-                RunSet::whole(self.records)
+                self.pending.shrink_to_fit();
+                RunSet::whole(self.pending)
             }
             _ => {
                 self.encoded.records.shrink_to_fit();
@@ -361,14 +360,11 @@ impl RunSetBuilder {
         });
     }
 
-    /// Stores the positions waiting: whole records at once; differences
-    /// by whole waves, or all of them at the `end`.
+    /// Encodes the positions waiting as differences, by whole waves, or all
+    /// of them at the `end` (whole records stay where they are).
     fn store(&mut self, end: bool) {
         match self.storage {
-            None => {}
-            Some(Storage::Whole) => {
-                self.records.append(std::mem::take(&mut self.pending));
-            }
+            None | Some(Storage::Whole) => {}
             Some(Storage::Differences) => {
                 let n = self.pending.len();
                 let ready = if end {
