@@ -534,10 +534,8 @@ fn load_data(cli: &TrainArgs, params: &Arc<Params>) -> Result<(TraceData, Vec<St
             let mut reader = CacheReader::open(path)?;
             let total = reader.positions() as usize;
             ensure!(total > 0, "no usable positions in the inputs");
-            let (fraction, validation) = match holdout {
-                Holdout::Fraction(f) => (Some(f), None),
-                Holdout::Set(v, _) => (None, Some(v)),
-            };
+            let (fraction, set) = holdout.into_parts();
+            let validation = set.map(|(v, _)| v);
             let mut loader = TraceLoader::new(total, fraction, cli.seed);
             let mut read = 0;
             for k in 0..reader.blocks() {

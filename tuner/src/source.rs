@@ -69,6 +69,16 @@ pub enum Holdout {
     Set(TraceSet, Vec<Sample>),
 }
 
+impl Holdout {
+    /// The fraction to hold out, or the separate set and its positions.
+    pub fn into_parts(self) -> (Option<f64>, Option<(TraceSet, Vec<Sample>)>) {
+        match self {
+            Holdout::Fraction(fraction) => (Some(fraction), None),
+            Holdout::Set(set, samples) => (None, Some((set, samples))),
+        }
+    }
+}
+
 impl TraceData {
     /// Splits the loaded positions `all` into training and validation sets,
     /// in input order (see [`TraceLoader`]), or takes the separate set of
@@ -82,10 +92,7 @@ impl TraceData {
         seed: u64,
         retrace: Option<Resolve>,
     ) -> TraceData {
-        let (fraction, set) = match holdout {
-            Holdout::Set(set, set_samples) => (None, Some((set, set_samples))),
-            Holdout::Fraction(fraction) => (Some(fraction), None),
-        };
+        let (fraction, set) = holdout.into_parts();
         let mut loader = TraceLoader::new(all.len(), fraction, seed);
         let (validation, set_samples) = set.unzip();
         let samples = retrace.map(|resolve| {
