@@ -48,7 +48,7 @@ rss_mb() { awk '{ printf "%.1f", $1 / 1024 }' "$1"; }
 /usr/bin/time -f "%M" -o "$work/time-trace" "$tuner" -n 0 --k 1 --save-traces "$work/set.traces" \
     --no-emit-rust -x "$work/t.params" "$work/set.epd" >/dev/null 2>"$work/err-trace"
 trace_rate=$(grep -o 'in [0-9.]*s ([0-9]* positions/s' "$work/err-trace" | grep -o '([0-9]*' | tr -d '(')
-bytes=$(grep -o '[0-9]* bytes/position' "$work/err-trace" | grep -o '^[0-9]*')
+bytes=$(grep -o '([0-9]* bytes/position)' "$work/err-trace" | grep -o '[0-9]*')
 cache_bytes=$(stat -c %s "$work/set.traces")
 printf 'traces: %s bytes/position as whole records, cache file %.1f bytes/position; resolve+trace %s positions/s, streamed to the cache with peak RSS %s MB\n' \
     "$bytes" "$(awk -v b="$cache_bytes" -v n="$positions" 'BEGIN { print b / n }')" "$trace_rate" \
@@ -59,7 +59,7 @@ printf 'traces: %s bytes/position as whole records, cache file %.1f bytes/positi
 for pass in 1 2; do
     /usr/bin/time -f "%M" -o "$work/time-load" "$tuner" -n 0 --k 1 --traces "$work/set.traces" \
         --no-emit-rust -x "$work/t.params" >/dev/null 2>"$work/err-load"
-    grep -o 'read [0-9]* positions .* included)' "$work/err-load" | sed "s/^/cache load $pass: /"
+    grep -o 'read [0-9]* positions .* MB/s)' "$work/err-load" | sed "s/^/cache load $pass: /"
 done
 load_rate=$(grep -o '([0-9]* positions/s' "$work/err-load" | grep -o '[0-9]*')
 peak_kb=$(cat "$work/time-load")

@@ -11,10 +11,16 @@
 //!   feature count: a cache traced under another schema is refused), how
 //!   the positions were resolved, a hash of the parameters they were
 //!   resolved with, and the input files.
-//! * Blocks of at most [`BLOCK_POSITIONS`] positions: the count (`u32`), the
-//!   record bytes (`u64`), the records' starts in the block (`u32` each),
-//!   the records ([`crate::trace_set`]'s format), and the block's checksum
-//!   (`u64`).
+//! * Blocks of at most [`BLOCK_POSITIONS`] positions (a multiple of
+//!   [`RUN_POSITIONS`] but for the last): the count (`u32`), the record
+//!   bytes (`u64`), the records' starts in the block (`u32` each), the
+//!   bitmap of whole records (`u64` per 64 positions), the coefficients the
+//!   positions of each run have (`u32` per run), the records, and the
+//!   block's checksum (`u64`). The positions are stored as runs ([`crate::run_set`], runs
+//!   starting at the block's first position): on self-play data most
+//!   records hold only how their coefficients differ from the previous
+//!   position's, so that the file is smaller and training takes the runs
+//!   as they are read, with no encoding.
 //! * A count of 0, then the trailer: positions, record bytes and blocks
 //!   (`u64` each), the checksum of the header and block checksums, and
 //!   `TRCEND\0\0`.
@@ -32,6 +38,7 @@ use engine::eval::schema::scalar_names;
 use engine::formats::atomic_file::{AtomicFile, AtomicFileError};
 use thiserror::Error;
 
+use crate::run_set::{RUN_POSITIONS, RunSet};
 use crate::trace_set::{Hasher, RecordError, TraceSet};
 
 /// The file's first bytes.
@@ -39,9 +46,12 @@ const MAGIC: &[u8; 8] = b"TUNERTRC";
 /// The trailer's last bytes.
 const END_MAGIC: &[u8; 8] = b"TRCEND\0\0";
 /// The format version this build reads and writes.
-pub const VERSION: u32 = 2;
+pub const VERSION: u32 = 3;
 /// Positions per block (the unit of streaming and of checksums).
 pub const BLOCK_POSITIONS: usize = 1 << 16;
+const _: () = assert!(BLOCK_POSITIONS.is_multiple_of(RUN_POSITIONS));
+/// Bytes of a block's header: count and record bytes.
+const BLOCK_HEADER: u64 = 4 + 8;
 /// Trailer size: four `u64` and the end magic.
 const TRAILER: u64 = 5 * 8;
 /// Largest text header accepted (a corrupt length must not allocate much).
@@ -144,7 +154,10 @@ pub struct CacheWriter {
     block_positions: usize,
     pending: TraceSet,
     positions: u64,
+    /// Bytes of the records written (runs).
     record_bytes: u64,
+    /// Bytes the positions take as whole records.
+    whole_record_bytes: u64,
     /// Checksum of each block written.
     sums: Vec<u64>,
 }
@@ -245,8 +258,8 @@ impl CacheWriter {
     }
 
     /// As [`CacheWriter::create`], with blocks of `block_positions`
-    /// positions (1 … [`BLOCK_POSITIONS`]; smaller blocks shuffle finer
-    /// when streamed).
+    /// positions (rounded up to a multiple of [`RUN_POSITIONS`], at most
+    /// [`BLOCK_POSITIONS`]; smaller blocks shuffle finer when streamed).
     ///
     /// # Errors
     /// When the file cannot be created or written.
@@ -281,10 +294,13 @@ impl CacheWriter {
         CacheWriter {
             target: path.to_path_buf(),
             out: Some(out),
-            block_positions: block_positions.clamp(1, BLOCK_POSITIONS),
+            block_positions: block_positions
+                .clamp(1, BLOCK_POSITIONS)
+                .next_multiple_of(RUN_POSITIONS),
             pending: TraceSet::new(),
             positions: 0,
             record_bytes: 0,
+            whole_record_bytes: 0,
             sums: Vec::new(),
         }
     }
@@ -301,9 +317,9 @@ impl CacheWriter {
         self.positions + self.pending.len() as u64
     }
 
-    /// Record bytes appended so far.
-    pub fn record_bytes(&self) -> u64 {
-        self.record_bytes + self.pending.record_bytes() as u64
+    /// Bytes of the positions appended so far as whole records.
+    pub fn whole_record_bytes(&self) -> u64 {
+        self.whole_record_bytes + self.pending.record_bytes() as u64
     }
 
     /// Appends the positions of `set`.
@@ -325,15 +341,19 @@ impl CacheWriter {
         if block.is_empty() {
             return Ok(());
         }
-        let (records, starts) = block.raw_parts();
+        let runs = RunSet::encode(&block);
+        let (records, starts) = runs.records().raw_parts();
         let mut start_bytes = Vec::with_capacity(block.len() * 4);
         for s in starts {
             start_bytes.extend_from_slice(&(s as u32).to_le_bytes());
         }
-        let mut h = Hasher::new();
-        h.write(&start_bytes);
-        h.write(records);
-        let sum = h.finish();
+        let mut table_bytes: Vec<u8> = runs
+            .whole_words()
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect();
+        table_bytes.extend(runs.run_coefficients().iter().flat_map(|c| c.to_le_bytes()));
+        let sum = block_checksum(&start_bytes, &table_bytes, records);
         let out: &mut dyn Write = match self.out.as_mut().expect("an unfinished cache") {
             Out::File(file, _) => file,
             Out::Spool(spool) => &mut spool.file,
@@ -342,6 +362,7 @@ impl CacheWriter {
             out.write_all(&(block.len() as u32).to_le_bytes())?;
             out.write_all(&(records.len() as u64).to_le_bytes())?;
             out.write_all(&start_bytes)?;
+            out.write_all(&table_bytes)?;
             out.write_all(records)?;
             out.write_all(&sum.to_le_bytes())
         })();
@@ -349,6 +370,7 @@ impl CacheWriter {
         self.sums.push(sum);
         self.positions += block.len() as u64;
         self.record_bytes += records.len() as u64;
+        self.whole_record_bytes += block.record_bytes() as u64;
         Ok(())
     }
 
@@ -421,6 +443,21 @@ impl Spool {
         std::io::copy(&mut BufReader::with_capacity(1 << 20, file), out)?;
         Ok(())
     }
+}
+
+/// The checksum of a block's parts.
+fn block_checksum(starts: &[u8], tables: &[u8], records: &[u8]) -> u64 {
+    let mut h = Hasher::new();
+    h.write(starts);
+    h.write(tables);
+    h.write(records);
+    h.finish()
+}
+
+/// Bytes of a block's tables of `n` positions: the bitmap of whole records
+/// and the coefficient counts of the runs.
+fn table_bytes(n: usize) -> usize {
+    8 * n.div_ceil(64) + 4 * n.div_ceil(RUN_POSITIONS)
 }
 
 /// Writes `set` as a cache at `path`.
@@ -547,7 +584,7 @@ impl CacheReader {
                 break;
             }
             let bytes = read_u64(&mut file).map_err(io)?;
-            let size = 4 + 8 + 4 * n as u64 + bytes + 8;
+            let size = BLOCK_HEADER + 4 * n as u64 + table_bytes(n) as u64 + bytes + 8;
             if n > BLOCK_POSITIONS || at + size > length - TRAILER - 4 {
                 return Err(corrupt(format!(
                     "block {} at byte {at}: bad size",
@@ -590,7 +627,7 @@ impl CacheReader {
         self.positions
     }
 
-    /// Bytes of records.
+    /// Bytes of records (as stored: runs).
     pub fn record_bytes(&self) -> u64 {
         self.record_bytes
     }
@@ -611,12 +648,12 @@ impl CacheReader {
         (self.blocks[k].2, self.blocks[k].1)
     }
 
-    /// Reads block `k` into `set` (appending; into an empty set without a
-    /// copy), checking its checksum and records.
+    /// Reads block `k` as it is stored, runs starting at its first
+    /// position, checking its checksum and records.
     ///
     /// # Errors
     /// A read error or a corrupt block.
-    pub fn read_block(&mut self, k: usize, set: &mut TraceSet) -> Result<(), CacheError> {
+    pub fn read_block_runs(&mut self, k: usize) -> Result<RunSet, CacheError> {
         let (at, n, first) = self.blocks[k];
         let io = |source| CacheError::Io {
             path: self.path.clone(),
@@ -626,25 +663,50 @@ impl CacheReader {
         let bytes = read_u64(&mut self.file).map_err(io)? as usize;
         let mut start_bytes = vec![0u8; 4 * n];
         self.file.read_exact(&mut start_bytes).map_err(io)?;
+        let mut table = vec![0u8; table_bytes(n)];
+        self.file.read_exact(&mut table).map_err(io)?;
         let mut records = vec![0u8; bytes];
         self.file.read_exact(&mut records).map_err(io)?;
         let sum = read_u64(&mut self.file).map_err(io)?;
-        let mut h = Hasher::new();
-        h.write(&start_bytes);
-        h.write(&records);
         let corrupt = |reason: String| CacheError::Corrupt {
             path: self.path.clone(),
             reason: format!("block {k} (positions from {first}): {reason}"),
         };
-        if h.finish() != sum {
+        if block_checksum(&start_bytes, &table, &records) != sum {
             return Err(corrupt("checksum mismatch".into()));
         }
         let starts: Vec<u64> = start_bytes
             .chunks_exact(4)
             .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")) as u64)
             .collect();
-        let block = TraceSet::from_raw_parts(records, &starts)
+        let (word_bytes, count_bytes) = table.split_at(8 * n.div_ceil(64));
+        let words = word_bytes
+            .chunks_exact(8)
+            .map(|c| u64::from_le_bytes(c.try_into().expect("8 bytes")))
+            .collect();
+        let counts = count_bytes
+            .chunks_exact(4)
+            .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
+            .collect();
+        let records = TraceSet::from_raw_parts(records, &starts)
             .map_err(|e: RecordError| corrupt(e.to_string()))?;
+        RunSet::from_parts(records, words, counts).map_err(|e| corrupt(e.into()))
+    }
+
+    /// Reads block `k` into `set` as whole records (appending; into an
+    /// empty set without a copy when the block stores every record whole),
+    /// checking its checksum and records.
+    ///
+    /// # Errors
+    /// A read error or a corrupt block.
+    pub fn read_block(&mut self, k: usize, set: &mut TraceSet) -> Result<(), CacheError> {
+        let block = self.read_block_runs(k)?.into_whole().map_err(|e| {
+            let (_, _, first) = self.blocks[k];
+            CacheError::Corrupt {
+                path: self.path.clone(),
+                reason: format!("block {k} (positions from {first}): {e}"),
+            }
+        })?;
         set.append(block);
         Ok(())
     }
@@ -733,6 +795,38 @@ mod tests {
         assert!(load(&path).unwrap().0.is_empty());
     }
 
+    /// Positions of games are stored as runs of differences, block by
+    /// block (blocks rounded to whole runs): the records are smaller than
+    /// whole ones, each block reads as the runs of its positions, and the
+    /// cache reads back as the positions.
+    #[test]
+    fn game_positions_are_stored_as_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.traces");
+        let games = crate::test_data::game_positions(60, 50);
+        let mut w = CacheWriter::with_block_positions(&path, &meta(), 1000).unwrap();
+        w.append(&games).unwrap();
+        let whole = w.whole_record_bytes();
+        assert_eq!(whole, games.record_bytes() as u64);
+        w.finish().unwrap();
+        let mut reader = CacheReader::open(&path).unwrap();
+        assert!(
+            reader.record_bytes() * 4 < whole * 3,
+            "{} of {whole}",
+            reader.record_bytes()
+        );
+        let mut at = 0;
+        for k in 0..reader.blocks() {
+            let (first, n) = reader.block_span(k);
+            assert_eq!((first as usize, n), (at, 1008.min(games.len() - at)));
+            let block = games.select(&(at..at + n).collect::<Vec<_>>());
+            assert_eq!(reader.read_block_runs(k).unwrap(), RunSet::encode(&block));
+            at += n;
+        }
+        assert_eq!(at, games.len());
+        assert_eq!(load(&path).unwrap().0, games);
+    }
+
     /// The header's bytes: (start, text) of a cache file.
     fn header(bytes: &[u8]) -> (usize, String) {
         let len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
@@ -761,7 +855,7 @@ mod tests {
                 break;
             }
             let records = u64::from_le_bytes(rest[at + 4..at + 12].try_into().unwrap());
-            let end = at as u64 + 12 + 4 * count + records;
+            let end = at as u64 + 12 + 4 * count + table_bytes(count as usize) as u64 + records;
             chain.write_u64(u64::from_le_bytes(
                 rest[end as usize..end as usize + 8].try_into().unwrap(),
             ));

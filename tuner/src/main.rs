@@ -489,14 +489,16 @@ fn trace_inputs(
             params: params_hash(params),
             inputs: dataset::describe_inputs(&stats),
         };
-        let record_bytes = w.record_bytes() as usize;
+        let record_bytes = w.whole_record_bytes() as usize;
         w.finish_with(&meta)?;
         let memory = TraceSet::heap_bytes_for(positions, record_bytes);
+        let file = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
         eprintln!(
-            "saved {positions} traced positions to {} ({:.2}s to finish); as whole records they \
-             take {:.1} MB ({:.0} bytes/position)",
+            "saved {positions} traced positions to {} ({:.2}s to finish; {:.0} bytes/position in \
+             the file, as runs); as whole records they take {:.1} MB ({:.0} bytes/position)",
             path.display(),
             start.elapsed().as_secs_f64(),
+            file as f64 / positions as f64,
             memory as f64 / 1e6,
             memory as f64 / positions as f64
         );
@@ -539,18 +541,19 @@ fn load_data(cli: &TrainArgs, params: &Arc<Params>) -> Result<(TraceData, Vec<St
             let mut loader = TraceLoader::new(total, fraction, cli.seed);
             let mut read = 0;
             for k in 0..reader.blocks() {
-                let mut block = TraceSet::new();
-                reader.read_block(k, &mut block)?;
+                let block = reader.read_block_runs(k)?;
                 read += block.len();
-                loader.push(block);
+                loader
+                    .push_runs(block)
+                    .map_err(|e| anyhow!("{}: block {k}: {e}", path.display()))?;
                 show_positions(&bar, "reading traces", read);
             }
             bar.finish();
             let secs = start.elapsed().as_secs_f64();
             let meta = reader.meta();
             eprintln!(
-                "read {total} positions from {} in {secs:.2}s ({:.0} positions/s, {:.0} MB/s, \
-                 storing the training runs included); resolved with {}, parameters {}",
+                "read {total} positions from {} in {secs:.2}s ({:.0} positions/s, {:.0} MB/s); \
+                 resolved with {}, parameters {}",
                 path.display(),
                 total as f64 / secs.max(1e-9),
                 reader.record_bytes() as f64 / 1e6 / secs.max(1e-9),
@@ -562,7 +565,10 @@ fn load_data(cli: &TrainArgs, params: &Arc<Params>) -> Result<(TraceData, Vec<St
                 .iter()
                 .map(|i| format!("{i} [trace cache {}]", path.display()))
                 .collect();
-            (loader.finish(validation, None), inputs)
+            let data = loader
+                .finish(validation, None)
+                .map_err(|e| anyhow!("{}: {e}", path.display()))?;
+            (data, inputs)
         }
         None => {
             let (all, samples, stats, _) = trace_inputs(cli, params, true)?;

@@ -22,8 +22,9 @@
 //! differences; a bit per position says which records are whole.
 
 use rayon::prelude::*;
+use thiserror::Error;
 
-use crate::trace_set::{PositionView, SYMBOLS, TraceSet, read_large};
+use crate::trace_set::{Hasher, PositionView, SYMBOLS, TraceSet, read_large};
 
 /// Positions per run: 16 keep a mini-batch a sample of many games (1,024
 /// runs in a batch of 16,384) while storing about 2.6 times fewer
@@ -62,8 +63,8 @@ pub struct RunSet {
     whole: Vec<u64>,
     /// Coefficients stored in the records.
     stored: usize,
-    /// Coefficients the positions have.
-    own: usize,
+    /// Coefficients the positions of each run have.
+    run_own: Vec<u32>,
 }
 
 /// The coefficients of `v`, sorted by entry: its ±1 and ±2 coefficients
@@ -115,6 +116,53 @@ fn difference(next: &[(u16, i16)], previous: &[(u16, i16)], out: &mut Vec<(u16, 
     out.extend(previous[j..].iter().map(|&(e, c)| (e, -c)));
 }
 
+/// `previous + diff` of two coefficient lists sorted by entry (no zeros in
+/// either or in the result); `None` when a sum leaves the coefficients'
+/// range (only a damaged record can do that).
+fn sum(previous: &[(u16, i16)], diff: &[(u16, i16)], out: &mut Vec<(u16, i16)>) -> Option<()> {
+    out.clear();
+    out.reserve(previous.len() + diff.len());
+    let (mut i, mut j) = (0, 0);
+    while i < previous.len() && j < diff.len() {
+        let ((ea, ca), (eb, cb)) = (previous[i], diff[j]);
+        if ea == eb {
+            let c = ca.checked_add(cb)?;
+            if c != 0 {
+                out.push((ea, c));
+            }
+            i += 1;
+            j += 1;
+        } else if ea < eb {
+            out.push((ea, ca));
+            i += 1;
+        } else {
+            out.push((eb, cb));
+            j += 1;
+        }
+    }
+    out.extend_from_slice(&previous[i..]);
+    out.extend_from_slice(&diff[j..]);
+    Some(())
+}
+
+/// The coefficients a record stores.
+fn stored_coefficients(v: &PositionView) -> usize {
+    v.symbols
+        .iter()
+        .filter(|&&b| SYMBOLS[b as usize].coef != 0)
+        .count()
+        + v.large_count
+}
+
+/// Runs that do not decode: a difference whose sum leaves the
+/// coefficients' range (a damaged record).
+#[derive(Clone, Copy, Debug, Error, PartialEq, Eq)]
+#[error("record {position}: its differences overflow a coefficient")]
+pub struct DecodeError {
+    /// The record, counted from the set's first.
+    pub position: usize,
+}
+
 impl RunSet {
     /// Encodes the positions of `set`, in its order, as differences.
     pub fn encode(set: &TraceSet) -> RunSet {
@@ -125,11 +173,9 @@ impl RunSet {
     }
 
     /// Appends the first `count` positions of `set`, encoded (`self` must
-    /// hold a multiple of [`ENCODE_CHUNK`] positions, so that runs and
-    /// bitmap words start where they should). In waves of a few chunks
-    /// encoded in parallel, each appended and freed before the next.
+    /// hold whole runs). In waves of a few chunks encoded in parallel, each
+    /// appended and freed before the next.
     fn append_encoded(&mut self, set: &TraceSet, count: usize) {
-        debug_assert!(self.len().is_multiple_of(ENCODE_CHUNK));
         let chunks: Vec<usize> = (0..count.div_ceil(ENCODE_CHUNK)).collect();
         for wave in chunks.chunks(ENCODE_WAVE) {
             let parts: Vec<RunSet> = wave
@@ -139,12 +185,146 @@ impl RunSet {
                 })
                 .collect();
             for p in parts {
-                self.records.extend(&p.records);
-                self.whole.extend_from_slice(&p.whole);
-                self.stored += p.stored;
-                self.own += p.own;
+                self.append(p);
             }
         }
+    }
+
+    /// Appends the positions of `other` (`self` must hold whole runs, so
+    /// that `other`'s runs stay runs).
+    ///
+    /// # Panics
+    /// When `self` ends inside a run.
+    pub fn append(&mut self, other: RunSet) {
+        let n = self.len();
+        assert!(
+            n.is_multiple_of(RUN_POSITIONS),
+            "appending after a partial run"
+        );
+        if n == 0 {
+            *self = other;
+            return;
+        }
+        let shift = n % 64;
+        let total = n + other.len();
+        if shift == 0 {
+            self.whole.extend_from_slice(&other.whole);
+        } else {
+            for w in other.whole {
+                *self.whole.last_mut().expect("a word") |= w << shift;
+                self.whole.push(w >> (64 - shift));
+            }
+            self.whole.truncate(total.div_ceil(64));
+        }
+        self.records.append(other.records);
+        self.stored += other.stored;
+        self.run_own.extend_from_slice(&other.run_own);
+    }
+
+    /// Runs from their parts as [`RunSet::records`],
+    /// [`RunSet::whole_words`] and [`RunSet::run_coefficients`] give them.
+    ///
+    /// # Errors
+    /// When the bitmap or the coefficient counts do not fit the records, or
+    /// a run does not start with a whole record.
+    pub fn from_parts(
+        records: TraceSet,
+        whole: Vec<u64>,
+        run_own: Vec<u32>,
+    ) -> Result<RunSet, &'static str> {
+        let n = records.len();
+        if whole.len() != n.div_ceil(64) {
+            return Err("the bitmap of whole records has the wrong length");
+        }
+        if run_own.len() != n.div_ceil(RUN_POSITIONS) {
+            return Err("the coefficient counts of the runs have the wrong length");
+        }
+        if !n.is_multiple_of(64) && whole.last().is_some_and(|w| w >> (n % 64) != 0) {
+            return Err("the bitmap marks records past the last");
+        }
+        let set = RunSet {
+            stored: (0..n).map(|i| stored_coefficients(&records.view(i))).sum(),
+            records,
+            whole,
+            run_own,
+        };
+        if (0..set.runs()).any(|r| !set.is_whole(r * RUN_POSITIONS)) {
+            return Err("a run starts with a difference");
+        }
+        Ok(set)
+    }
+
+    /// The records: each position's labels, and its coefficients whole or
+    /// as a difference ([`RunSet::is_whole`]).
+    pub fn records(&self) -> &TraceSet {
+        &self.records
+    }
+
+    /// The bitmap of whole records, bit `i % 64` of word `i / 64` for
+    /// record `i` (no bit set past the last record).
+    pub fn whole_words(&self) -> &[u64] {
+        &self.whole
+    }
+
+    /// The coefficients the positions of each run have.
+    pub fn run_coefficients(&self) -> &[u32] {
+        &self.run_own
+    }
+
+    /// A hash of the records and how they are stored (for checking that a
+    /// resumed run sees the same data).
+    pub fn fingerprint(&self) -> u64 {
+        let mut h = Hasher::new();
+        h.write_u64(self.records.fingerprint());
+        for &w in &self.whole {
+            h.write_u64(w);
+        }
+        h.finish()
+    }
+
+    /// Moves the runs whose first position `p` has `take(p)` out of the
+    /// set, in order, into the returned set (as they are stored).
+    pub fn split_off_runs(&mut self, take: impl Fn(usize) -> bool) -> RunSet {
+        let run_start = |i: usize| i / RUN_POSITIONS * RUN_POSITIONS;
+        if !(0..self.runs()).any(|r| take(r * RUN_POSITIONS)) {
+            return RunSet::default();
+        }
+        let n = self.len();
+        let mut kept_words = vec![0u64; n.div_ceil(64)];
+        let mut taken_words = vec![0u64; n.div_ceil(64)];
+        let (mut kept, mut taken) = (0usize, 0usize);
+        for i in 0..n {
+            let (words, at) = if take(run_start(i)) {
+                (&mut taken_words, &mut taken)
+            } else {
+                (&mut kept_words, &mut kept)
+            };
+            words[*at / 64] |= u64::from(self.is_whole(i)) << (*at % 64);
+            *at += 1;
+        }
+        kept_words.truncate(kept.div_ceil(64));
+        taken_words.truncate(taken.div_ceil(64));
+        let records = self.records.split_off_where(|i| take(run_start(i)));
+        self.whole = kept_words;
+        let (mut kept_own, mut taken_own) = (Vec::new(), Vec::new());
+        for (r, &own) in self.run_own.iter().enumerate() {
+            if take(r * RUN_POSITIONS) {
+                taken_own.push(own);
+            } else {
+                kept_own.push(own);
+            }
+        }
+        self.run_own = kept_own;
+        let moved = RunSet {
+            stored: (0..records.len())
+                .map(|i| stored_coefficients(&records.view(i)))
+                .sum(),
+            records,
+            whole: taken_words,
+            run_own: taken_own,
+        };
+        self.stored -= moved.stored;
+        moved
     }
 
     /// The positions of `set`, in its order, every record whole (for
@@ -155,21 +335,18 @@ impl RunSet {
         if let Some(last) = whole.last_mut().filter(|_| !n.is_multiple_of(64)) {
             *last = (1 << (n % 64)) - 1;
         }
-        let own = (0..n)
-            .map(|i| {
-                let v = set.view(i);
-                v.symbols
-                    .iter()
-                    .filter(|&&b| SYMBOLS[b as usize].coef != 0)
-                    .count()
-                    + v.large_count
+        let run_own: Vec<u32> = (0..n.div_ceil(RUN_POSITIONS))
+            .map(|r| {
+                (r * RUN_POSITIONS..((r + 1) * RUN_POSITIONS).min(n))
+                    .map(|i| stored_coefficients(&set.view(i)) as u32)
+                    .sum()
             })
-            .sum();
+            .collect();
         RunSet {
+            stored: run_own.iter().map(|&c| c as usize).sum(),
             records: set,
             whole,
-            stored: own,
-            own,
+            run_own,
         }
     }
 
@@ -182,7 +359,10 @@ impl RunSet {
             let v = set.view(i);
             sorted_entries(&v, &mut next);
             difference(&next, &previous, &mut diff);
-            out.own += next.len();
+            if k % RUN_POSITIONS == 0 {
+                out.run_own.push(0);
+            }
+            *out.run_own.last_mut().expect("a run") += next.len() as u32;
             if k % 64 == 0 {
                 out.whole.push(0);
             }
@@ -202,24 +382,52 @@ impl RunSet {
 
     /// The positions again with their own coefficients, in order (for the
     /// gradient check, which samples positions by index).
+    ///
+    /// # Panics
+    /// When a record does not decode, which runs made by
+    /// [`RunSet::encode`] always do.
     pub fn decode(&self) -> TraceSet {
+        self.try_decode().expect("runs that decode")
+    }
+
+    /// The positions with their own coefficients, taking the records
+    /// without work when every one is whole.
+    ///
+    /// # Errors
+    /// When a difference does not decode (a damaged record).
+    pub fn into_whole(self) -> Result<TraceSet, DecodeError> {
+        if (0..self.len()).all(|i| self.is_whole(i)) {
+            Ok(self.records)
+        } else {
+            self.try_decode()
+        }
+    }
+
+    /// As [`RunSet::decode`].
+    ///
+    /// # Errors
+    /// When a difference does not decode (a damaged record).
+    pub fn try_decode(&self) -> Result<TraceSet, DecodeError> {
         let mut out = TraceSet::with_capacity(self.len(), self.records.record_bytes());
         let (mut coefs, mut diff, mut next) = (Vec::new(), Vec::new(), Vec::new());
+        // `coefs` holds position `i − 1`'s coefficients when it was a
+        // difference; a whole record is copied as it is, and sorted only
+        // when a difference follows it.
         for i in 0..self.len() {
-            let v = self.records.view(i);
             if self.is_whole(i) {
-                sorted_entries(&v, &mut coefs);
-            } else {
-                sorted_entries(&v, &mut diff);
-                // previous + difference: `difference` of the difference and
-                // the negated previous.
-                let negated: Vec<(u16, i16)> = coefs.iter().map(|&(e, c)| (e, -c)).collect();
-                difference(&diff, &negated, &mut next);
-                std::mem::swap(&mut coefs, &mut next);
+                out.push_record_of(&self.records, i);
+                continue;
             }
+            if self.is_whole(i - 1) {
+                sorted_entries(&self.records.view(i - 1), &mut coefs);
+            }
+            let v = self.records.view(i);
+            sorted_entries(&v, &mut diff);
+            sum(&coefs, &diff, &mut next).ok_or(DecodeError { position: i })?;
+            std::mem::swap(&mut coefs, &mut next);
             out.push_with_coefficients(&v, &mut coefs);
         }
-        out
+        Ok(out)
     }
 
     /// Number of positions.
@@ -256,14 +464,33 @@ impl RunSet {
         self.records.view(i)
     }
 
+    /// The share of their coefficients that the first `sample` positions
+    /// store (a multiple of [`RUN_POSITIONS`] or more than there are; 1
+    /// without coefficients).
+    pub fn prefix_share(&self, sample: usize) -> f64 {
+        let n = self.len().min(sample);
+        let stored: usize = (0..n)
+            .map(|i| stored_coefficients(&self.records.view(i)))
+            .sum();
+        let own: usize = self.run_own[..n.div_ceil(RUN_POSITIONS)]
+            .iter()
+            .map(|&c| c as usize)
+            .sum();
+        if own == 0 {
+            1.0
+        } else {
+            stored as f64 / own as f64
+        }
+    }
+
     /// Coefficients stored, and coefficients the positions have.
     pub fn coefficients(&self) -> (usize, usize) {
-        (self.stored, self.own)
+        (self.stored, self.run_own.iter().map(|&c| c as usize).sum())
     }
 
     /// Bytes of heap memory used.
     pub fn heap_bytes(&self) -> usize {
-        self.records.heap_bytes() + self.whole.capacity() * 8
+        self.records.heap_bytes() + self.whole.capacity() * 8 + self.run_own.capacity() * 4
     }
 }
 
@@ -271,12 +498,7 @@ impl RunSet {
 /// records store, over the first `sample` positions of `set` (1 for an
 /// empty set).
 pub fn stored_share(set: &TraceSet, sample: usize) -> f64 {
-    let (stored, own) = RunSet::encode_range(set, 0..set.len().min(sample)).coefficients();
-    if own == 0 {
-        1.0
-    } else {
-        stored as f64 / own as f64
-    }
+    RunSet::encode_range(set, 0..set.len().min(sample)).prefix_share(usize::MAX)
 }
 
 /// How a [`RunSetBuilder`] stores the records.
@@ -286,6 +508,18 @@ enum Storage {
     Differences,
     /// Whole records ([`RunSet::whole`]).
     Whole,
+}
+
+impl Storage {
+    /// The storage of positions whose runs store this `share` of their
+    /// coefficients.
+    fn for_share(share: f64) -> Storage {
+        if share <= CHAINED_SHARE {
+            Storage::Differences
+        } else {
+            Storage::Whole
+        }
+    }
 }
 
 /// Builds a [`RunSet`] from positions given in order, a part at a time
@@ -332,6 +566,27 @@ impl RunSetBuilder {
         self.store(false);
     }
 
+    /// Appends the positions of `part`, already stored as runs (a block of
+    /// the trace cache): taken as they are once the storage is chosen as
+    /// differences and the positions given so far are whole runs, else
+    /// decoded and given as whole records.
+    ///
+    /// # Errors
+    /// When `part` must be decoded and does not decode (a damaged record).
+    pub fn push_runs(&mut self, part: RunSet) -> Result<(), DecodeError> {
+        if self.storage.is_none() && self.is_empty() && part.len() >= LAYOUT_SAMPLE {
+            // As `choose` on the same positions: their runs are these.
+            self.storage = Some(Storage::for_share(part.prefix_share(LAYOUT_SAMPLE)));
+        }
+        if self.storage == Some(Storage::Differences) && self.len().is_multiple_of(RUN_POSITIONS) {
+            self.store(true);
+            self.encoded.append(part);
+        } else {
+            self.push(part.into_whole()?);
+        }
+        Ok(())
+    }
+
     /// The runs of every position given.
     pub fn finish(mut self) -> RunSet {
         if self.storage.is_none() {
@@ -352,12 +607,10 @@ impl RunSetBuilder {
 
     /// Chooses the storage on the positions waiting (the first ones).
     fn choose(&mut self) {
-        let share = stored_share(&self.pending, LAYOUT_SAMPLE);
-        self.storage = Some(if share <= CHAINED_SHARE {
-            Storage::Differences
-        } else {
-            Storage::Whole
-        });
+        self.storage = Some(Storage::for_share(stored_share(
+            &self.pending,
+            LAYOUT_SAMPLE,
+        )));
     }
 
     /// Encodes the positions waiting as differences, by whole waves, or all
@@ -486,5 +739,62 @@ mod tests {
         assert_eq!(runs.decode(), shuffled);
         let (stored, own) = runs.coefficients();
         assert!(stored <= own);
+    }
+
+    /// Runs appended after a whole number of runs that is not a whole
+    /// number of bitmap words, and runs split off by their first position,
+    /// are the runs of their positions.
+    #[test]
+    fn runs_append_and_split_as_their_positions() {
+        let set = game_positions(30, 40);
+        let n = set.len();
+        let select =
+            |range: &mut dyn Iterator<Item = usize>| set.select(&range.collect::<Vec<_>>());
+        let all = RunSet::encode(&set);
+        for cut in [16, 48, 80, 1008] {
+            let mut a = RunSet::encode(&select(&mut (0..cut)));
+            a.append(RunSet::encode(&select(&mut (cut..n))));
+            assert_eq!(a, all, "cut at {cut}");
+        }
+        let take = |p: usize| (p / RUN_POSITIONS) % 3 == 1;
+        let mut kept = all.clone();
+        let taken = kept.split_off_runs(take);
+        let of = |t: bool| RunSet::encode(&select(&mut (0..n).filter(|&i| take(i) == t)));
+        assert_eq!(kept, of(false));
+        assert_eq!(taken, of(true));
+        assert!(kept.split_off_runs(|_| false).is_empty());
+    }
+
+    /// Parts that do not fit, and a difference that overflows a
+    /// coefficient, are errors, not panics.
+    #[test]
+    fn damaged_runs_are_errors() {
+        let set = game_positions(5, 40);
+        let runs = RunSet::encode(&set);
+        let (records, words, counts) = (
+            runs.records().clone(),
+            runs.whole_words().to_vec(),
+            runs.run_coefficients().to_vec(),
+        );
+        assert_eq!(
+            RunSet::from_parts(records.clone(), words.clone(), counts.clone()).unwrap(),
+            runs
+        );
+        let mut differences_first = words.clone();
+        differences_first[0] &= !(1 << RUN_POSITIONS);
+        for (w, c) in [
+            (differences_first, counts.clone()),
+            (words[1..].to_vec(), counts.clone()),
+            (words.clone(), counts[1..].to_vec()),
+        ] {
+            assert!(RunSet::from_parts(records.clone(), w, c).is_err());
+        }
+        let v = set.view(0);
+        let mut overflowing = TraceSet::new();
+        overflowing.push_with_coefficients(&v, &mut vec![(5, 1)]);
+        overflowing.push_with_coefficients(&v, &mut vec![(5, i16::MAX)]);
+        let runs = RunSet::from_parts(overflowing, vec![1], vec![2]).unwrap();
+        assert_eq!(runs.try_decode(), Err(DecodeError { position: 1 }));
+        assert_eq!(runs.into_whole(), Err(DecodeError { position: 1 }));
     }
 }

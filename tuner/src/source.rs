@@ -27,8 +27,8 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::dataset::{self, Resolve, Sample};
 use crate::objective::{self, Objective};
-use crate::run_set::{RUN_POSITIONS, RunSet, RunSetBuilder};
-use crate::trace_set::{Fingerprint, TraceSet};
+use crate::run_set::{DecodeError, RUN_POSITIONS, RunSet, RunSetBuilder};
+use crate::trace_set::TraceSet;
 use crate::trainer::{BatchStep, DataError, Split, TrainingData};
 
 /// Runs an epoch's shuffle keeps together: 64 consecutive positions, 2–4 kB
@@ -41,8 +41,9 @@ const GROUP_RUNS: u32 = 4;
 pub struct TraceData {
     /// The training set, in input order.
     train: RunSet,
-    /// The validation set (may be empty: then the training loss decides).
-    pub validation: TraceSet,
+    /// The validation set, as runs like the training set (may be empty:
+    /// then the training loss decides).
+    pub validation: RunSet,
     /// The positions behind both sets and how they are resolved, kept when
     /// the data are to be re-traced.
     pub samples: Option<Samples>,
@@ -111,7 +112,9 @@ impl TraceData {
             }
         });
         loader.push(all);
-        loader.finish(validation, samples)
+        loader
+            .finish(validation, samples)
+            .expect("whole positions need no decoding")
     }
 
     /// The data of `train` and `validation`; `samples` when they are to be
@@ -119,7 +122,9 @@ impl TraceData {
     pub fn new(train: TraceSet, validation: TraceSet, samples: Option<Samples>) -> Self {
         let mut loader = TraceLoader::new(train.len(), None, 0);
         loader.push(train);
-        loader.finish(Some(validation), samples)
+        loader
+            .finish(Some(validation), samples)
+            .expect("whole positions need no decoding")
     }
 
     /// The training set.
@@ -132,8 +137,9 @@ impl TraceData {
 /// part at a time (blocks of the trace cache as they are read): each part's
 /// validation positions ([`validation_mask`]) go to the validation set, the
 /// others to the training runs ([`RunSetBuilder`]), so that the whole
-/// records of the training set are never held beside its runs. The data's
-/// fingerprint is taken from the whole records as they pass.
+/// records of the training set are never held beside its runs. Parts
+/// already stored as runs (the cache's blocks) go to the training runs as
+/// they are when the validation split takes whole runs.
 #[derive(Debug)]
 pub struct TraceLoader {
     /// The validation positions (none when another set validates).
@@ -142,9 +148,13 @@ pub struct TraceLoader {
     seen: usize,
     /// Positions to be given.
     total: usize,
+    /// The validation split takes whole runs of [`RUN_POSITIONS`].
+    splits_runs: bool,
     train: RunSetBuilder,
-    train_fingerprint: Fingerprint,
-    validation: TraceSet,
+    /// Validation positions given as runs (by [`TraceLoader::push_runs`]).
+    validation_runs: RunSet,
+    /// Validation positions given whole (by [`TraceLoader::push`]).
+    validation_whole: TraceSet,
 }
 
 impl TraceLoader {
@@ -152,17 +162,23 @@ impl TraceLoader {
     /// of consecutive positions chosen by `seed`) are held out for
     /// validation; all are for training without a fraction.
     pub fn new(total: usize, fraction: Option<f64>, seed: u64) -> TraceLoader {
-        let mask = match fraction {
-            Some(f) => validation_mask(total, validation_count(total, f), seed),
-            None => Mask::default(),
+        let (mask, splits_runs) = match fraction {
+            Some(f) => {
+                let mask = validation_mask(total, validation_count(total, f), seed);
+                let splits_runs =
+                    mask.count() == 0 || validation_run(total).is_multiple_of(RUN_POSITIONS);
+                (mask, splits_runs)
+            }
+            None => (Mask::default(), true),
         };
         TraceLoader {
-            train_fingerprint: Fingerprint::new(total - mask.count()),
             mask,
+            splits_runs,
             seen: 0,
             total,
             train: RunSetBuilder::new(),
-            validation: TraceSet::new(),
+            validation_runs: RunSet::default(),
+            validation_whole: TraceSet::new(),
         }
     }
 
@@ -177,25 +193,63 @@ impl TraceLoader {
         self.seen += part.len();
         assert!(self.seen <= self.total, "more positions than announced");
         let held_out = part.split_off_where(|i| self.mask.get(base + i));
-        self.validation.append(held_out);
-        self.train_fingerprint.add(&part);
+        self.validation_whole.append(held_out);
         self.train.push(part);
+    }
+
+    /// Gives the next positions, `part`, stored as runs: its runs go to the
+    /// training set as they are when the validation split takes whole runs
+    /// (else it is decoded and given as whole records).
+    ///
+    /// # Errors
+    /// When a run must be decoded and does not decode (a damaged record).
+    pub fn push_runs(&mut self, mut part: RunSet) -> Result<(), DecodeError> {
+        let base = self.seen;
+        if !(self.splits_runs && base.is_multiple_of(RUN_POSITIONS)) {
+            self.push(part.into_whole()?);
+            return Ok(());
+        }
+        self.seen += part.len();
+        assert!(self.seen <= self.total, "more positions than announced");
+        let held_out = part.split_off_runs(|i| self.mask.get(base + i));
+        self.validation_runs.append(held_out);
+        self.train.push_runs(part)
     }
 
     /// The data, once every position is given: validated by `validation`
     /// when another set validates, with `samples` when they are to be
     /// re-traced.
-    pub fn finish(self, validation: Option<TraceSet>, samples: Option<Samples>) -> TraceData {
+    ///
+    /// # Errors
+    /// When validation runs given by [`TraceLoader::push_runs`] must be
+    /// decoded to be joined with positions given whole, and do not decode
+    /// (a damaged record; not when the parts are the blocks of one cache).
+    pub fn finish(
+        self,
+        validation: Option<TraceSet>,
+        samples: Option<Samples>,
+    ) -> Result<TraceData, DecodeError> {
         assert_eq!(self.seen, self.total, "positions missing");
-        let mut validation = validation.unwrap_or(self.validation);
-        validation.shrink_to_fit();
-        let fingerprint = self.train_fingerprint.finish() ^ validation.fingerprint().rotate_left(1);
-        TraceData {
-            train: self.train.finish(),
+        // Runs as `RunSet::encode` would make of the validation positions
+        // in order: the cache's runs as they are, positions given whole
+        // encoded (after the runs decoded, in the rare case of both).
+        let validation = match validation {
+            Some(v) => RunSet::encode(&v),
+            None if self.validation_whole.is_empty() => self.validation_runs,
+            None => {
+                let mut whole = self.validation_runs.into_whole()?;
+                whole.append(self.validation_whole);
+                RunSet::encode(&whole)
+            }
+        };
+        let train = self.train.finish();
+        let fingerprint = train.fingerprint() ^ validation.fingerprint().rotate_left(1);
+        Ok(TraceData {
+            train,
             validation,
             samples,
             fingerprint,
-        }
+        })
     }
 }
 
@@ -284,7 +338,7 @@ impl TrainingData for TraceData {
     fn mean_loss(&self, split: Split, weights: &[f64], objective: &Objective) -> f64 {
         match split {
             Split::Train => objective::mean_loss_runs(&self.train, weights, objective),
-            Split::Validation => objective::mean_loss(&self.validation, weights, objective),
+            Split::Validation => objective::mean_loss_runs(&self.validation, weights, objective),
         }
     }
 
@@ -334,7 +388,8 @@ impl TrainingData for TraceData {
         let mut train = RunSetBuilder::new();
         train.push(dataset::trace_samples(&s.train, s.resolve, &params));
         self.train = train.finish();
-        self.validation = dataset::trace_samples(&s.validation, s.resolve, &params);
+        self.validation =
+            RunSet::encode(&dataset::trace_samples(&s.validation, s.resolve, &params));
         true
     }
 }
@@ -377,12 +432,41 @@ mod tests {
             let to = (from + 777).min(games.len());
             loader.push(games.select(&(from..to).collect::<Vec<_>>()));
         }
-        let in_blocks = loader.finish(None, None);
+        let in_blocks = loader.finish(None, None).unwrap();
         assert_eq!(in_blocks.train(), at_once.train());
         assert_eq!(in_blocks.validation, at_once.validation);
         assert_eq!(in_blocks.fingerprint(), at_once.fingerprint());
         let other = TraceData::split(games.clone(), Vec::new(), Holdout::Fraction(0.2), 6, None);
         assert_ne!(other.fingerprint(), at_once.fingerprint());
+    }
+
+    /// Loading a cache's blocks as runs gives the data of loading their
+    /// positions whole: when the validation split takes whole runs (runs
+    /// of 16 at 16,000 positions; the runs are taken as they are) and when
+    /// it does not (17 at 17,000; they are decoded), for games (stored as
+    /// differences) and for scattered positions (stored whole).
+    #[test]
+    fn loading_runs_is_loading_positions() {
+        let games = game_positions(320, 60);
+        assert_eq!(validation_run(16_000), RUN_POSITIONS);
+        assert!(!validation_run(17_000).is_multiple_of(RUN_POSITIONS));
+        for n in [16_000, 17_000] {
+            let ordered = games.select(&(0..n).collect::<Vec<_>>());
+            let scattered = games.select(&(0..n).map(|i| i * 7919 % n).collect::<Vec<_>>());
+            for set in [ordered, scattered] {
+                let at_once =
+                    TraceData::split(set.clone(), Vec::new(), Holdout::Fraction(0.2), 5, None);
+                let mut loader = TraceLoader::new(n, Some(0.2), 5);
+                for from in (0..n).step_by(4096) {
+                    let block = set.select(&(from..(from + 4096).min(n)).collect::<Vec<_>>());
+                    loader.push_runs(RunSet::encode(&block)).unwrap();
+                }
+                let from_runs = loader.finish(None, None).unwrap();
+                assert_eq!(from_runs.train(), at_once.train(), "{n}");
+                assert_eq!(from_runs.validation, at_once.validation, "{n}");
+                assert_eq!(from_runs.fingerprint(), at_once.fingerprint(), "{n}");
+            }
+        }
     }
 
     /// Mini-batch epochs over runs give the same weights for 1 and 2

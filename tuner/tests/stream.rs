@@ -86,7 +86,7 @@ fn streaming_matches_memory_and_is_deterministic() {
     let mut stream = StreamData::open(&path, 0.1, 7, |_| {}).unwrap();
     let mut memory = TraceData::split(set.clone(), Vec::new(), Holdout::Fraction(0.1), 7, None);
     // The same validation positions, chosen in one pass.
-    assert_eq!(stream.validation(), &memory.validation);
+    assert_eq!(stream.validation(), &memory.validation.decode());
     assert_eq!(stream.train_len(), memory.train_len());
     // Full batch: one step per epoch over every training position, so the
     // same weights (up to the order of the sums) and losses.
