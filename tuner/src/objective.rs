@@ -215,14 +215,24 @@ pub fn loss_and_gradient_runs(
     weights: &[f64],
     objective: &Objective,
 ) -> (f64, Vec<f64>) {
-    let kernel = Kernel::new(weights);
-    let sums = chunked_sums(runs, CHUNK_RUNS, weights.len(), |chunk, acc| {
-        kernel.accumulate_runs(set, chunk, objective, acc)
-    });
     mean_of(
-        sums,
+        loss_and_gradient_runs_sums(set, runs, weights, objective),
         runs.iter().map(|&r| set.run_range(r as usize).len()).sum(),
     )
+}
+
+/// The summed loss and gradient over the positions of the runs `runs` of
+/// `set` (not divided by their number: parts of a batch add up).
+pub fn loss_and_gradient_runs_sums(
+    set: &RunSet,
+    runs: &[u32],
+    weights: &[f64],
+    objective: &Objective,
+) -> (f64, Vec<f64>) {
+    let kernel = Kernel::new(weights);
+    chunked_sums(runs, CHUNK_RUNS, weights.len(), |chunk, acc| {
+        kernel.accumulate_runs(set, chunk, objective, acc)
+    })
 }
 
 /// Minimises `f` over `[lo, hi]` by golden-section search.

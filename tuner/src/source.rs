@@ -34,7 +34,7 @@ use crate::trainer::{BatchStep, DataError, Split, TrainingData};
 /// Runs an epoch's shuffle keeps together: 64 consecutive positions, 2–4 kB
 /// of records read in a row (runs of 16 shuffled one by one made epochs on
 /// a million master positions 8% slower for their memory stalls).
-const GROUP_RUNS: u32 = 4;
+pub const GROUP_RUNS: u32 = 4;
 
 /// Traced positions in memory.
 #[derive(Clone, Debug)]
@@ -165,8 +165,7 @@ impl TraceLoader {
         let (mask, splits_runs) = match fraction {
             Some(f) => {
                 let mask = validation_mask(total, validation_count(total, f), seed);
-                let splits_runs =
-                    mask.count() == 0 || validation_run(total).is_multiple_of(RUN_POSITIONS);
+                let splits_runs = holds_out_whole_runs(total, &mask);
                 (mask, splits_runs)
             }
             None => (Mask::default(), true),
@@ -292,6 +291,14 @@ impl Mask {
 /// their ends, and a thousand runs or more keep the split representative.
 pub fn validation_run(n: usize) -> usize {
     (n / 1000).clamp(1, 256)
+}
+
+/// Whether `mask`, a [`validation_mask`] of `n` positions, holds out whole
+/// runs of [`RUN_POSITIONS`] (runs of 16 from 16,000 positions, of 256 from
+/// 256,000; any mask that holds out nothing), so that runs of the positions
+/// in order split into runs of the training and of the validation set.
+pub fn holds_out_whole_runs(n: usize, mask: &Mask) -> bool {
+    mask.count() == 0 || validation_run(n).is_multiple_of(RUN_POSITIONS)
 }
 
 /// About `count` of the positions `0..n`: whole runs of

@@ -4,12 +4,15 @@
 //! exactly as in memory) and a sample of the training positions (for
 //! fitting `K` and reporting the training loss before and after) are read
 //! once and kept; every epoch then reads the cache's blocks in an order
-//! shuffled with the seed and the epoch, [`WINDOW_BLOCKS`] at a time, shuffles
-//! the training positions of each window, and cuts them into mini-batches
-//! (a batch may span two windows: its sums are added in order). Memory is
-//! one window, the validation set, the sample and one bit per position,
-//! whatever the size of the cache, and the result depends only on the
-//! cache, the seed and the settings (not on the thread count).
+//! shuffled with the seed and the epoch, [`WINDOW_BLOCKS`] at a time, takes
+//! the runs of the window's training positions as the cache stores them
+//! (when the validation split takes whole runs; else it decodes and
+//! encodes the window), shuffles them by groups of [`GROUP_RUNS`] as in
+//! memory, and cuts them into mini-batches of whole runs (a batch may span
+//! two windows: its sums are added in order). Memory is one window, the
+//! validation set, the sample and one bit per position, whatever the size
+//! of the cache, and the result depends only on the cache, the seed and
+//! the settings (not on the thread count).
 
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -21,7 +24,8 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::cache::{CacheError, CacheMeta, CacheReader};
 use crate::objective::{self, Objective};
-use crate::source::{Mask, validation_count, validation_mask};
+use crate::run_set::RunSet;
+use crate::source::{GROUP_RUNS, Mask, holds_out_whole_runs, validation_count, validation_mask};
 use crate::trace_set::{Hasher, TraceSet};
 use crate::trainer::{BatchStep, DataError, Split, TrainingData};
 
@@ -36,6 +40,8 @@ pub struct StreamData {
     path: PathBuf,
     reader: Mutex<CacheReader>,
     validation_mask: Mask,
+    /// The validation split takes whole runs.
+    splits_runs: bool,
     validation: TraceSet,
     sample: TraceSet,
     train_len: usize,
@@ -96,6 +102,7 @@ impl StreamData {
             meta,
             path: path.to_path_buf(),
             reader: Mutex::new(reader),
+            splits_runs: holds_out_whole_runs(n, &mask),
             validation_mask: mask,
             validation,
             sample,
@@ -134,7 +141,40 @@ impl StreamData {
 struct Pending {
     loss: f64,
     grad: Vec<f64>,
+    /// Positions summed.
     len: usize,
+}
+
+impl StreamData {
+    /// The training positions of the blocks `window`, as runs.
+    fn window_runs(&mut self, window: &[usize]) -> Result<RunSet, DataError> {
+        let reader = self.reader.get_mut().unwrap_or_else(|e| e.into_inner());
+        let last = reader.blocks() - 1;
+        let mask = &self.validation_mask;
+        if !self.splits_runs {
+            let mut pool = TraceSet::new();
+            for &k in window {
+                let mut block = TraceSet::new();
+                reader.read_block(k, &mut block)?;
+                let (first, _) = reader.block_span(k);
+                block.split_off_where(|i| mask.get(first as usize + i));
+                pool.append(block);
+            }
+            return Ok(RunSet::encode(&pool));
+        }
+        // The cache's last block may end inside a run: it comes last, so
+        // that the runs of the others stay runs.
+        let mut order = window.to_vec();
+        order.sort_by_key(|&k| k == last);
+        let mut pool = RunSet::default();
+        for k in order {
+            let mut block = reader.read_block_runs(k)?;
+            let (first, _) = reader.block_span(k);
+            block.split_off_runs(|i| mask.get(first as usize + i));
+            pool.append(block);
+        }
+        Ok(pool)
+    }
 }
 
 impl TrainingData for StreamData {
@@ -170,11 +210,16 @@ impl TrainingData for StreamData {
         weights: &mut Vec<f64>,
         step: &mut BatchStep,
     ) -> Result<(), DataError> {
-        let reader = self.reader.get_mut().unwrap_or_else(|e| e.into_inner());
+        let blocks = self
+            .reader
+            .get_mut()
+            .unwrap_or_else(|e| e.into_inner())
+            .blocks();
         let mut rng = ChaCha8Rng::seed_from_u64(order_seed);
-        let mut blocks: Vec<usize> = (0..reader.blocks()).collect();
+        let mut blocks: Vec<usize> = (0..blocks).collect();
         blocks.shuffle(&mut rng);
         let dims = weights.len();
+        let batch = batch.max(1);
         let mut pending = Pending {
             loss: 0.0,
             grad: vec![0.0; dims],
@@ -192,31 +237,31 @@ impl TrainingData for StreamData {
             pending.len = 0;
         };
         for window in blocks.chunks(WINDOW_BLOCKS) {
-            let mut pool = TraceSet::new();
-            for &k in window {
-                let mut block = TraceSet::new();
-                reader.read_block(k, &mut block)?;
-                let (first, _) = reader.block_span(k);
-                for i in 0..block.len() {
-                    if !self.validation_mask.get(first as usize + i) {
-                        pool.push_record_of(&block, i);
-                    }
-                }
-            }
-            let mut order: Vec<u32> = (0..pool.len() as u32).collect();
-            order.shuffle(&mut rng);
+            let pool = self.window_runs(window)?;
+            let total = pool.runs() as u32;
+            let mut groups: Vec<u32> = (0..total.div_ceil(GROUP_RUNS)).collect();
+            groups.shuffle(&mut rng);
+            let order: Vec<u32> = groups
+                .iter()
+                .flat_map(|&g| g * GROUP_RUNS..((g + 1) * GROUP_RUNS).min(total))
+                .collect();
             let mut rest = &order[..];
             while !rest.is_empty() {
-                let take = (batch - pending.len).min(rest.len());
+                // Whole runs up to the batch's positions.
+                let (mut take, mut positions) = (0, 0);
+                while take < rest.len() && pending.len + positions < batch {
+                    positions += pool.run_range(rest[take] as usize).len();
+                    take += 1;
+                }
                 let (part, tail) = rest.split_at(take);
                 let (loss, grad) =
-                    objective::loss_and_gradient_sums(&pool, part, weights, objective);
+                    objective::loss_and_gradient_runs_sums(&pool, part, weights, objective);
                 pending.loss += loss;
                 for (a, b) in pending.grad.iter_mut().zip(&grad) {
                     *a += b;
                 }
-                pending.len += part.len();
-                if pending.len == batch {
+                pending.len += positions;
+                if pending.len >= batch {
                     flush(&mut pending, weights);
                 }
                 rest = tail;

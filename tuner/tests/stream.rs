@@ -29,6 +29,31 @@ fn positions(n: usize) -> TraceSet {
     set
 }
 
+/// `games` sequences of `plies` consecutive positions, as self-play data
+/// lists them: from the bundled positions on by deterministic legal moves.
+fn game_positions(games: usize, plies: usize) -> TraceSet {
+    use shakmaty::Position;
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../data/labeled/masters-quiet-20k.epd"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut set = TraceSet::new();
+    for (g, line) in text.lines().take(games).enumerate() {
+        let r = parse_line(line).unwrap().unwrap();
+        let mut pos = r.position;
+        for p in 0..plies {
+            set.push_position(&pos, r.result.unwrap(), None);
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            pos.play_unchecked(moves[(g * 7 + p * 3) % moves.len()]);
+        }
+    }
+    set
+}
+
 /// A cache of `set` in blocks of `block` positions.
 fn cache(dir: &std::path::Path, set: &TraceSet, block: usize) -> std::path::PathBuf {
     let path = dir.join("set.traces");
@@ -113,5 +138,41 @@ fn streaming_matches_memory_and_is_deterministic() {
     let one = run(1);
     assert_eq!(one, run(2));
     assert_eq!(one, run(1));
+    assert_ne!(one.0, ws);
+}
+
+/// Positions of games, whose validation split takes whole runs (runs of 16
+/// at 16,000 positions): the stream trains on the runs as the cache stores
+/// them, with the full-batch weights of memory, and mini-batches that do
+/// not depend on the thread count.
+#[test]
+fn streaming_runs_matches_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let games = game_positions(320, 60);
+    let set = games.select(&(0..16_000).collect::<Vec<_>>());
+    let path = cache(dir.path(), &set, 1000);
+    let mut stream = StreamData::open(&path, 0.1, 7, |_| {}).unwrap();
+    let mut memory = TraceData::split(set.clone(), Vec::new(), Holdout::Fraction(0.1), 7, None);
+    let (stored, own) = memory.train().coefficients();
+    assert!(stored * 2 < own, "{stored} of {own}: stored as differences");
+    assert_eq!(stream.validation(), &memory.validation.decode());
+    assert_eq!(stream.train_len(), memory.train_len());
+    let (ws, _) = train(&mut stream, 0);
+    let (wm, _) = train(&mut memory, 0);
+    for (a, b) in ws.iter().zip(&wm) {
+        assert!((a - b).abs() <= 1e-9 * a.abs().max(1.0), "{a} against {b}");
+    }
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| {
+            let mut s = StreamData::open(&path, 0.1, 7, |_| {}).unwrap();
+            train(&mut s, 700)
+        })
+    };
+    let one = run(1);
+    assert_eq!(one, run(2));
     assert_ne!(one.0, ws);
 }
