@@ -34,7 +34,21 @@ use crate::trainer::{BatchStep, DataError, Split, TrainingData};
 /// Runs an epoch's shuffle keeps together: 64 consecutive positions, 2–4 kB
 /// of records read in a row (runs of 16 shuffled one by one made epochs on
 /// a million master positions 8% slower for their memory stalls).
-pub const GROUP_RUNS: u32 = 4;
+const GROUP_RUNS: u32 = 4;
+
+/// The runs `0..total` by groups of [`GROUP_RUNS`] consecutive runs, the
+/// groups in an order shuffled by `rng` (in order without one).
+pub fn runs_by_groups(total: usize, rng: Option<&mut ChaCha8Rng>) -> Vec<u32> {
+    let total = total as u32;
+    let mut groups: Vec<u32> = (0..total.div_ceil(GROUP_RUNS)).collect();
+    if let Some(rng) = rng {
+        groups.shuffle(rng);
+    }
+    groups
+        .iter()
+        .flat_map(|&g| g * GROUP_RUNS..((g + 1) * GROUP_RUNS).min(total))
+        .collect()
+}
 
 /// Traced positions in memory.
 #[derive(Clone, Debug)]
@@ -365,15 +379,8 @@ impl TrainingData for TraceData {
         step: &mut BatchStep,
     ) -> Result<(), DataError> {
         let n = self.train.len();
-        let total = self.train.runs() as u32;
-        let mut groups: Vec<u32> = (0..total.div_ceil(GROUP_RUNS)).collect();
-        if batch < n {
-            groups.shuffle(&mut ChaCha8Rng::seed_from_u64(order_seed));
-        }
-        let runs: Vec<u32> = groups
-            .iter()
-            .flat_map(|&g| g * GROUP_RUNS..((g + 1) * GROUP_RUNS).min(total))
-            .collect();
+        let mut rng = ChaCha8Rng::seed_from_u64(order_seed);
+        let runs = runs_by_groups(self.train.runs(), (batch < n).then_some(&mut rng));
         let runs_per_batch = batch.max(1).div_ceil(RUN_POSITIONS);
         for chunk in runs.chunks(runs_per_batch) {
             let (loss, grad) =

@@ -7,7 +7,7 @@
 //! shuffled with the seed and the epoch, [`WINDOW_BLOCKS`] at a time, takes
 //! the runs of the window's training positions as the cache stores them
 //! (when the validation split takes whole runs; else it decodes and
-//! encodes the window), shuffles them by groups of [`GROUP_RUNS`] as in
+//! encodes the window), shuffles them by groups of runs as in
 //! memory, and cuts them into mini-batches of whole runs (a batch may span
 //! two windows: its sums are added in order). Memory is one window, the
 //! validation set, the sample and one bit per position, whatever the size
@@ -25,7 +25,9 @@ use rand_chacha::ChaCha8Rng;
 use crate::cache::{CacheError, CacheMeta, CacheReader};
 use crate::objective::{self, Objective};
 use crate::run_set::RunSet;
-use crate::source::{GROUP_RUNS, Mask, holds_out_whole_runs, validation_count, validation_mask};
+use crate::source::{
+    Mask, holds_out_whole_runs, runs_by_groups, validation_count, validation_mask,
+};
 use crate::trace_set::{Hasher, TraceSet};
 use crate::trainer::{BatchStep, DataError, Split, TrainingData};
 
@@ -135,17 +137,7 @@ impl StreamData {
     pub fn heap_bytes(&self) -> usize {
         self.validation.heap_bytes() + self.sample.heap_bytes()
     }
-}
 
-/// The running sums of a mini-batch that may span windows.
-struct Pending {
-    loss: f64,
-    grad: Vec<f64>,
-    /// Positions summed.
-    len: usize,
-}
-
-impl StreamData {
     /// The training positions of the blocks `window`, as runs.
     fn window_runs(&mut self, window: &[usize]) -> Result<RunSet, DataError> {
         let reader = self.reader.get_mut().unwrap_or_else(|e| e.into_inner());
@@ -175,6 +167,14 @@ impl StreamData {
         }
         Ok(pool)
     }
+}
+
+/// The running sums of a mini-batch that may span windows.
+struct Pending {
+    loss: f64,
+    grad: Vec<f64>,
+    /// Positions summed.
+    len: usize,
 }
 
 impl TrainingData for StreamData {
@@ -238,13 +238,7 @@ impl TrainingData for StreamData {
         };
         for window in blocks.chunks(WINDOW_BLOCKS) {
             let pool = self.window_runs(window)?;
-            let total = pool.runs() as u32;
-            let mut groups: Vec<u32> = (0..total.div_ceil(GROUP_RUNS)).collect();
-            groups.shuffle(&mut rng);
-            let order: Vec<u32> = groups
-                .iter()
-                .flat_map(|&g| g * GROUP_RUNS..((g + 1) * GROUP_RUNS).min(total))
-                .collect();
+            let order = runs_by_groups(pool.runs(), Some(&mut rng));
             let mut rest = &order[..];
             while !rest.is_empty() {
                 // Whole runs up to the batch's positions.
