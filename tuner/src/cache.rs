@@ -16,11 +16,12 @@
 //!   bytes (`u64`), the records' starts in the block (`u32` each), the
 //!   bitmap of whole records (`u64` per 64 positions), the coefficients the
 //!   positions of each run have (`u32` per run), the records, and the
-//!   block's checksum (`u64`). The positions are stored as runs ([`crate::run_set`], runs
-//!   starting at the block's first position): on self-play data most
-//!   records hold only how their coefficients differ from the previous
-//!   position's, so that the file is smaller and training takes the runs
-//!   as they are read, with no encoding.
+//!   block's checksum (`u64`). The positions are stored as runs
+//!   ([`crate::run_set`], runs starting at the block's first position; whole
+//!   records when differences would not pay, [`RunSet::encode_or_whole`]):
+//!   on self-play data most records hold only how their coefficients differ
+//!   from the previous position's, so that the file is smaller and training
+//!   takes the runs as they are read, with no encoding.
 //! * A count of 0, then the trailer: positions, record bytes and blocks
 //!   (`u64` each), the checksum of the header and block checksums, and
 //!   `TRCEND\0\0`.
@@ -341,9 +342,10 @@ impl CacheWriter {
         if block.is_empty() {
             return Ok(());
         }
-        let runs = RunSet::encode(&block);
+        let (positions, whole_bytes) = (block.len(), block.record_bytes());
+        let runs = RunSet::encode_or_whole(block);
         let (records, starts) = runs.records().raw_parts();
-        let mut start_bytes = Vec::with_capacity(block.len() * 4);
+        let mut start_bytes = Vec::with_capacity(positions * 4);
         for s in starts {
             start_bytes.extend_from_slice(&(s as u32).to_le_bytes());
         }
@@ -359,7 +361,7 @@ impl CacheWriter {
             Out::Spool(spool) => &mut spool.file,
         };
         let result = (|| {
-            out.write_all(&(block.len() as u32).to_le_bytes())?;
+            out.write_all(&(positions as u32).to_le_bytes())?;
             out.write_all(&(records.len() as u64).to_le_bytes())?;
             out.write_all(&start_bytes)?;
             out.write_all(&table_bytes)?;
@@ -368,9 +370,9 @@ impl CacheWriter {
         })();
         result.map_err(|e| self.io(e))?;
         self.sums.push(sum);
-        self.positions += block.len() as u64;
+        self.positions += positions as u64;
         self.record_bytes += records.len() as u64;
-        self.whole_record_bytes += block.record_bytes() as u64;
+        self.whole_record_bytes += whole_bytes as u64;
         Ok(())
     }
 
@@ -825,6 +827,19 @@ mod tests {
         }
         assert_eq!(at, games.len());
         assert_eq!(load(&path).unwrap().0, games);
+        // Positions that share little stay whole records, read as they are.
+        let scattered = set(3000);
+        let mut w = CacheWriter::with_block_positions(&path, &meta(), 1000).unwrap();
+        w.append(&scattered).unwrap();
+        w.finish().unwrap();
+        let mut reader = CacheReader::open(&path).unwrap();
+        for k in 0..reader.blocks() {
+            assert!(
+                reader.read_block_runs(k).unwrap().is_all_whole(),
+                "block {k}"
+            );
+        }
+        assert_eq!(load(&path).unwrap().0, scattered);
     }
 
     /// The header's bytes: (start, text) of a cache file.

@@ -172,6 +172,38 @@ impl RunSet {
         out
     }
 
+    /// The positions of `set` for storing: as runs of differences when
+    /// they store at most [`CHAINED_SHARE`] of the coefficients of whole
+    /// records, else whole records (positions that share little with their
+    /// neighbours, which then read without decoding).
+    pub fn encode_or_whole(set: TraceSet) -> RunSet {
+        let runs = RunSet::encode(&set);
+        if runs.prefix_share(usize::MAX) <= CHAINED_SHARE {
+            runs
+        } else {
+            RunSet::whole(set)
+        }
+    }
+
+    /// Whether every record is whole.
+    pub fn is_all_whole(&self) -> bool {
+        let n = self.len();
+        self.whole[..n / 64].iter().all(|&w| w == u64::MAX)
+            && (n.is_multiple_of(64) || self.whole[n / 64] == (1 << (n % 64)) - 1)
+    }
+
+    /// The runs as [`RunSet::encode`] makes them of these positions: these
+    /// when they hold a difference (the encoder made them), else encoded
+    /// (whole records may be stored whole by [`RunSet::encode_or_whole`]
+    /// where the encoder would store some differences).
+    pub fn into_encoded(self) -> RunSet {
+        if self.is_all_whole() {
+            RunSet::encode(&self.records)
+        } else {
+            self
+        }
+    }
+
     /// Appends the first `count` positions of `set`, encoded (`self` must
     /// hold whole runs). In waves of a few chunks encoded in parallel, each
     /// appended and freed before the next.
@@ -396,7 +428,7 @@ impl RunSet {
     /// # Errors
     /// When a difference does not decode (a damaged record).
     pub fn into_whole(self) -> Result<TraceSet, DecodeError> {
-        if (0..self.len()).all(|i| self.is_whole(i)) {
+        if self.is_all_whole() {
             Ok(self.records)
         } else {
             self.try_decode()
@@ -568,17 +600,28 @@ impl RunSetBuilder {
 
     /// Appends the positions of `part`, already stored as runs (a block of
     /// the trace cache): taken as they are once the storage is chosen as
-    /// differences and the positions given so far are whole runs, else
-    /// decoded and given as whole records.
+    /// differences, the positions given so far are whole runs and `part`
+    /// holds differences (the encoder made them), else decoded and given as
+    /// whole records.
     ///
     /// # Errors
     /// When `part` must be decoded and does not decode (a damaged record).
     pub fn push_runs(&mut self, part: RunSet) -> Result<(), DecodeError> {
+        let encoded = !part.is_all_whole();
         if self.storage.is_none() && self.is_empty() && part.len() >= LAYOUT_SAMPLE {
-            // As `choose` on the same positions: their runs are these.
-            self.storage = Some(Storage::for_share(part.prefix_share(LAYOUT_SAMPLE)));
+            // As `choose` on the same positions: their runs are these, or
+            // are made of them.
+            let share = if encoded {
+                part.prefix_share(LAYOUT_SAMPLE)
+            } else {
+                stored_share(&part.records, LAYOUT_SAMPLE)
+            };
+            self.storage = Some(Storage::for_share(share));
         }
-        if self.storage == Some(Storage::Differences) && self.len().is_multiple_of(RUN_POSITIONS) {
+        if self.storage == Some(Storage::Differences)
+            && self.len().is_multiple_of(RUN_POSITIONS)
+            && encoded
+        {
             self.store(true);
             self.encoded.append(part);
         } else {

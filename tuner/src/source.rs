@@ -225,7 +225,7 @@ impl TraceLoader {
         self.seen += part.len();
         assert!(self.seen <= self.total, "more positions than announced");
         let held_out = part.split_off_runs(|i| self.mask.get(base + i));
-        self.validation_runs.append(held_out);
+        self.validation_runs.append(held_out.into_encoded());
         self.train.push_runs(part)
     }
 
@@ -470,15 +470,25 @@ mod tests {
             for set in [ordered, scattered] {
                 let at_once =
                     TraceData::split(set.clone(), Vec::new(), Holdout::Fraction(0.2), 5, None);
-                let mut loader = TraceLoader::new(n, Some(0.2), 5);
-                for from in (0..n).step_by(4096) {
-                    let block = set.select(&(from..(from + 4096).min(n)).collect::<Vec<_>>());
-                    loader.push_runs(RunSet::encode(&block)).unwrap();
+                // Blocks as runs, or as the cache stores them (whole when
+                // differences do not pay).
+                for whole_blocks in [false, true] {
+                    let mut loader = TraceLoader::new(n, Some(0.2), 5);
+                    for from in (0..n).step_by(4096) {
+                        let block = set.select(&(from..(from + 4096).min(n)).collect::<Vec<_>>());
+                        let runs = if whole_blocks {
+                            RunSet::whole(block)
+                        } else {
+                            RunSet::encode(&block)
+                        };
+                        loader.push_runs(runs).unwrap();
+                    }
+                    let from_runs = loader.finish(None, None).unwrap();
+                    let case = format!("{n} positions, whole blocks {whole_blocks}");
+                    assert_eq!(from_runs.train(), at_once.train(), "{case}");
+                    assert_eq!(from_runs.validation, at_once.validation, "{case}");
+                    assert_eq!(from_runs.fingerprint(), at_once.fingerprint(), "{case}");
                 }
-                let from_runs = loader.finish(None, None).unwrap();
-                assert_eq!(from_runs.train(), at_once.train(), "{n}");
-                assert_eq!(from_runs.validation, at_once.validation, "{n}");
-                assert_eq!(from_runs.fingerprint(), at_once.fingerprint(), "{n}");
             }
         }
     }
