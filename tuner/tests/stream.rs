@@ -103,18 +103,17 @@ fn train(data: &mut impl TrainingData, batch: usize) -> (Vec<f64>, Vec<(f64, f64
     (t.state().weights.clone(), losses)
 }
 
-#[test]
-fn streaming_matches_memory_and_is_deterministic() {
+/// Streams the cache of `set` (blocks of `block`) and trains on it in memory:
+/// the same validation positions, the same full-batch epochs (weights and
+/// losses up to the order of the sums), and mini-batches spanning windows
+/// identical for 1 and 2 threads and for a second run, unlike full batches.
+fn stream_matches_memory(set: &TraceSet, block: usize) {
     let dir = tempfile::tempdir().unwrap();
-    let set = positions(3000);
-    let path = cache(dir.path(), &set, 500);
+    let path = cache(dir.path(), set, block);
     let mut stream = StreamData::open(&path, 0.1, 7, |_| {}).unwrap();
     let mut memory = TraceData::split(set.clone(), Vec::new(), Holdout::Fraction(0.1), 7, None);
-    // The same validation positions, chosen in one pass.
     assert_eq!(stream.validation(), &memory.validation.decode());
     assert_eq!(stream.train_len(), memory.train_len());
-    // Full batch: one step per epoch over every training position, so the
-    // same weights (up to the order of the sums) and losses.
     let (ws, ls) = train(&mut stream, 0);
     let (wm, lm) = train(&mut memory, 0);
     for (a, b) in ws.iter().zip(&wm) {
@@ -123,8 +122,6 @@ fn streaming_matches_memory_and_is_deterministic() {
     for ((ta, va), (tb, vb)) in ls.iter().skip(1).zip(lm.iter().skip(1)) {
         assert!((ta - tb).abs() < 1e-12 && (va - vb).abs() < 1e-12);
     }
-    // Mini-batches spanning windows: identical for 1 and 2 threads and for
-    // a second run, and different from another seed's order.
     let run = |threads: usize| {
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
@@ -141,38 +138,21 @@ fn streaming_matches_memory_and_is_deterministic() {
     assert_ne!(one.0, ws);
 }
 
-/// Positions of games, whose validation split takes whole runs (runs of 16
-/// at 16,000 positions): the stream trains on the runs as the cache stores
-/// them, with the full-batch weights of memory, and mini-batches that do
-/// not depend on the thread count.
+/// Master positions, 3,000 (the validation split holds out runs of 3, so
+/// the stream decodes and encodes its windows).
+#[test]
+fn streaming_matches_memory_and_is_deterministic() {
+    stream_matches_memory(&positions(3000), 500);
+}
+
+/// Positions of games, 16,000 (runs of 16 held out): the stream trains on
+/// the runs of differences as the cache stores them.
 #[test]
 fn streaming_runs_matches_memory() {
-    let dir = tempfile::tempdir().unwrap();
-    let games = game_positions(320, 60);
-    let set = games.select(&(0..16_000).collect::<Vec<_>>());
-    let path = cache(dir.path(), &set, 1000);
-    let mut stream = StreamData::open(&path, 0.1, 7, |_| {}).unwrap();
-    let mut memory = TraceData::split(set.clone(), Vec::new(), Holdout::Fraction(0.1), 7, None);
-    let (stored, own) = memory.train().coefficients();
+    let set = game_positions(320, 60).select(&(0..16_000).collect::<Vec<_>>());
+    let (stored, own) = TraceData::new(set.clone(), TraceSet::new(), None)
+        .train()
+        .coefficients();
     assert!(stored * 2 < own, "{stored} of {own}: stored as differences");
-    assert_eq!(stream.validation(), &memory.validation.decode());
-    assert_eq!(stream.train_len(), memory.train_len());
-    let (ws, _) = train(&mut stream, 0);
-    let (wm, _) = train(&mut memory, 0);
-    for (a, b) in ws.iter().zip(&wm) {
-        assert!((a - b).abs() <= 1e-9 * a.abs().max(1.0), "{a} against {b}");
-    }
-    let run = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        pool.install(|| {
-            let mut s = StreamData::open(&path, 0.1, 7, |_| {}).unwrap();
-            train(&mut s, 700)
-        })
-    };
-    let one = run(1);
-    assert_eq!(one, run(2));
-    assert_ne!(one.0, ws);
+    stream_matches_memory(&set, 1000);
 }
