@@ -91,42 +91,17 @@ fn sorted_entries(v: &PositionView, out: &mut Vec<(u16, i16)>) {
     }
 }
 
-/// `next − previous` of two coefficient lists sorted by entry (no zeros).
-fn difference(next: &[(u16, i16)], previous: &[(u16, i16)], out: &mut Vec<(u16, i16)>) {
+/// `a + sign·b` of two coefficient lists sorted by entry (no zeros in
+/// either or in the result); `None` when a coefficient leaves the `i16`
+/// range.
+fn combine(a: &[(u16, i16)], b: &[(u16, i16)], sign: i16, out: &mut Vec<(u16, i16)>) -> Option<()> {
     out.clear();
-    out.reserve(next.len() + previous.len());
+    out.reserve(a.len() + b.len());
     let (mut i, mut j) = (0, 0);
-    while i < next.len() && j < previous.len() {
-        let ((ea, ca), (eb, cb)) = (next[i], previous[j]);
+    while i < a.len() && j < b.len() {
+        let ((ea, ca), (eb, cb)) = (a[i], b[j]);
         if ea == eb {
-            if ca != cb {
-                out.push((ea, ca - cb));
-            }
-            i += 1;
-            j += 1;
-        } else if ea < eb {
-            out.push((ea, ca));
-            i += 1;
-        } else {
-            out.push((eb, -cb));
-            j += 1;
-        }
-    }
-    out.extend_from_slice(&next[i..]);
-    out.extend(previous[j..].iter().map(|&(e, c)| (e, -c)));
-}
-
-/// `previous + diff` of two coefficient lists sorted by entry (no zeros in
-/// either or in the result); `None` when a sum leaves the coefficients'
-/// range (only a damaged record can do that).
-fn sum(previous: &[(u16, i16)], diff: &[(u16, i16)], out: &mut Vec<(u16, i16)>) -> Option<()> {
-    out.clear();
-    out.reserve(previous.len() + diff.len());
-    let (mut i, mut j) = (0, 0);
-    while i < previous.len() && j < diff.len() {
-        let ((ea, ca), (eb, cb)) = (previous[i], diff[j]);
-        if ea == eb {
-            let c = ca.checked_add(cb)?;
+            let c = ca.checked_add(cb.checked_mul(sign)?)?;
             if c != 0 {
                 out.push((ea, c));
             }
@@ -136,13 +111,31 @@ fn sum(previous: &[(u16, i16)], diff: &[(u16, i16)], out: &mut Vec<(u16, i16)>) 
             out.push((ea, ca));
             i += 1;
         } else {
-            out.push((eb, cb));
+            out.push((eb, cb.checked_mul(sign)?));
             j += 1;
         }
     }
-    out.extend_from_slice(&previous[i..]);
-    out.extend_from_slice(&diff[j..]);
+    out.extend_from_slice(&a[i..]);
+    for &(e, c) in &b[j..] {
+        out.push((e, c.checked_mul(sign)?));
+    }
     Some(())
+}
+
+/// `next − previous` (`None` when a difference leaves the `i16` range:
+/// the record is then stored whole).
+fn difference(
+    next: &[(u16, i16)],
+    previous: &[(u16, i16)],
+    out: &mut Vec<(u16, i16)>,
+) -> Option<()> {
+    combine(next, previous, -1, out)
+}
+
+/// `previous + diff` (`None` when a sum leaves the `i16` range: only a
+/// damaged record can do that).
+fn sum(previous: &[(u16, i16)], diff: &[(u16, i16)], out: &mut Vec<(u16, i16)>) -> Option<()> {
+    combine(previous, diff, 1, out)
 }
 
 /// The coefficients a record stores.
@@ -390,7 +383,7 @@ impl RunSet {
         for (k, i) in range.enumerate() {
             let v = set.view(i);
             sorted_entries(&v, &mut next);
-            difference(&next, &previous, &mut diff);
+            let fits = difference(&next, &previous, &mut diff).is_some();
             if k % RUN_POSITIONS == 0 {
                 out.run_own.push(0);
             }
@@ -398,7 +391,7 @@ impl RunSet {
             if k % 64 == 0 {
                 out.whole.push(0);
             }
-            if k % RUN_POSITIONS == 0 || diff.len() >= next.len() {
+            if k % RUN_POSITIONS == 0 || !fits || diff.len() >= next.len() {
                 out.whole[k / 64] |= 1 << (k % 64);
                 out.stored += next.len();
                 // Sorted, without repeats or zeros: pushing leaves it as it is.
@@ -692,12 +685,15 @@ mod tests {
         let a = [(1, 2), (5, -1), (9, 1), (12, 3)];
         let b = [(0, 1), (5, -1), (9, 2), (13, -2)];
         let mut d = Vec::new();
-        difference(&a, &b, &mut d);
+        difference(&a, &b, &mut d).unwrap();
         assert_eq!(d, vec![(0, -1), (1, 2), (9, -1), (12, 3), (13, 2)]);
         let mut back = Vec::new();
-        let negated: Vec<(u16, i16)> = b.iter().map(|&(e, c)| (e, -c)).collect();
-        difference(&d, &negated, &mut back);
+        sum(&b, &d, &mut back).unwrap();
         assert_eq!(back, a.to_vec());
+        // Out of range either way.
+        assert!(difference(&[(3, i16::MAX)], &[(3, -1)], &mut d).is_none());
+        assert!(difference(&[(4, 1)], &[(3, i16::MIN)], &mut d).is_none());
+        assert!(sum(&[(3, i16::MAX)], &[(3, 1)], &mut d).is_none());
     }
 
     /// `set` in parts of the given sizes, one after another, then the rest.
