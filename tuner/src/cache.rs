@@ -13,7 +13,8 @@
 //!   resolved with, and the input files.
 //! * Blocks of at most [`BLOCK_POSITIONS`] positions (a multiple of
 //!   [`RUN_POSITIONS`] but for the last): the count (`u32`), the record
-//!   bytes (`u64`), the records' starts in the block (`u32` each), the
+//!   bytes (`u64`), the coefficients the records store (`u64`), the
+//!   records' starts in the block (`u32` each), the
 //!   bitmap of whole records (`u64` per 64 positions), the coefficients the
 //!   positions of each run have (`u32` per run), the records, and the
 //!   block's checksum (`u64`). The positions are stored as runs
@@ -51,8 +52,8 @@ pub const VERSION: u32 = 3;
 /// Positions per block (the unit of streaming and of checksums).
 pub const BLOCK_POSITIONS: usize = 1 << 16;
 const _: () = assert!(BLOCK_POSITIONS.is_multiple_of(RUN_POSITIONS));
-/// Bytes of a block's header: count and record bytes.
-const BLOCK_HEADER: u64 = 4 + 8;
+/// Bytes of a block's header: count, record bytes and stored coefficients.
+const BLOCK_HEADER: u64 = 4 + 8 + 8;
 /// Trailer size: four `u64` and the end magic.
 const TRAILER: u64 = 5 * 8;
 /// Largest text header accepted (a corrupt length must not allocate much).
@@ -355,7 +356,8 @@ impl CacheWriter {
             .flat_map(|w| w.to_le_bytes())
             .collect();
         table_bytes.extend(runs.run_coefficients().iter().flat_map(|c| c.to_le_bytes()));
-        let sum = block_checksum(&start_bytes, &table_bytes, records);
+        let stored = runs.coefficients().0 as u64;
+        let sum = block_checksum(stored, &start_bytes, &table_bytes, records);
         let out: &mut dyn Write = match self.out.as_mut().expect("an unfinished cache") {
             Out::File(file, _) => file,
             Out::Spool(spool) => &mut spool.file,
@@ -363,6 +365,7 @@ impl CacheWriter {
         let result = (|| {
             out.write_all(&(positions as u32).to_le_bytes())?;
             out.write_all(&(records.len() as u64).to_le_bytes())?;
+            out.write_all(&stored.to_le_bytes())?;
             out.write_all(&start_bytes)?;
             out.write_all(&table_bytes)?;
             out.write_all(records)?;
@@ -448,8 +451,9 @@ impl Spool {
 }
 
 /// The checksum of a block's parts.
-fn block_checksum(starts: &[u8], tables: &[u8], records: &[u8]) -> u64 {
+fn block_checksum(stored: u64, starts: &[u8], tables: &[u8], records: &[u8]) -> u64 {
     let mut h = Hasher::new();
+    h.write_u64(stored);
     h.write(starts);
     h.write(tables);
     h.write(records);
@@ -663,6 +667,7 @@ impl CacheReader {
         };
         self.file.seek(SeekFrom::Start(at + 4)).map_err(io)?;
         let bytes = read_u64(&mut self.file).map_err(io)? as usize;
+        let stored = read_u64(&mut self.file).map_err(io)?;
         let mut start_bytes = vec![0u8; 4 * n];
         self.file.read_exact(&mut start_bytes).map_err(io)?;
         let mut table = vec![0u8; table_bytes(n)];
@@ -674,7 +679,7 @@ impl CacheReader {
             path: self.path.clone(),
             reason: format!("block {k} (positions from {first}): {reason}"),
         };
-        if block_checksum(&start_bytes, &table, &records) != sum {
+        if block_checksum(stored, &start_bytes, &table, &records) != sum {
             return Err(corrupt("checksum mismatch".into()));
         }
         let starts: Vec<u64> = start_bytes
@@ -692,7 +697,7 @@ impl CacheReader {
             .collect();
         let records = TraceSet::from_raw_parts(records, &starts)
             .map_err(|e: RecordError| corrupt(e.to_string()))?;
-        RunSet::from_parts(records, words, counts).map_err(|e| corrupt(e.into()))
+        RunSet::from_parts(records, words, counts, stored as usize).map_err(|e| corrupt(e.into()))
     }
 
     /// Reads block `k` into `set` as whole records (appending; into an
@@ -870,7 +875,8 @@ mod tests {
                 break;
             }
             let records = u64::from_le_bytes(rest[at + 4..at + 12].try_into().unwrap());
-            let end = at as u64 + 12 + 4 * count + table_bytes(count as usize) as u64 + records;
+            let end =
+                at as u64 + BLOCK_HEADER + 4 * count + table_bytes(count as usize) as u64 + records;
             chain.write_u64(u64::from_le_bytes(
                 rest[end as usize..end as usize + 8].try_into().unwrap(),
             ));

@@ -247,7 +247,9 @@ impl RunSet {
     }
 
     /// Runs from their parts as [`RunSet::records`],
-    /// [`RunSet::whole_words`] and [`RunSet::run_coefficients`] give them.
+    /// [`RunSet::whole_words`], [`RunSet::run_coefficients`] and
+    /// [`RunSet::coefficients`] (`stored`, taken as given: a count for
+    /// reports) give them.
     ///
     /// # Errors
     /// When the bitmap or the coefficient counts do not fit the records, or
@@ -256,6 +258,7 @@ impl RunSet {
         records: TraceSet,
         whole: Vec<u64>,
         run_own: Vec<u32>,
+        stored: usize,
     ) -> Result<RunSet, &'static str> {
         let n = records.len();
         if whole.len() != n.div_ceil(64) {
@@ -268,7 +271,7 @@ impl RunSet {
             return Err("the bitmap marks records past the last");
         }
         let set = RunSet {
-            stored: (0..n).map(|i| stored_coefficients(&records.view(i))).sum(),
+            stored,
             records,
             whole,
             run_own,
@@ -810,13 +813,14 @@ mod tests {
     fn damaged_runs_are_errors() {
         let set = game_positions(5, 40);
         let runs = RunSet::encode(&set);
-        let (records, words, counts) = (
+        let (records, words, counts, stored) = (
             runs.records().clone(),
             runs.whole_words().to_vec(),
             runs.run_coefficients().to_vec(),
+            runs.coefficients().0,
         );
         assert_eq!(
-            RunSet::from_parts(records.clone(), words.clone(), counts.clone()).unwrap(),
+            RunSet::from_parts(records.clone(), words.clone(), counts.clone(), stored).unwrap(),
             runs
         );
         let mut differences_first = words.clone();
@@ -826,13 +830,13 @@ mod tests {
             (words[1..].to_vec(), counts.clone()),
             (words.clone(), counts[1..].to_vec()),
         ] {
-            assert!(RunSet::from_parts(records.clone(), w, c).is_err());
+            assert!(RunSet::from_parts(records.clone(), w, c, stored).is_err());
         }
         let v = set.view(0);
         let mut overflowing = TraceSet::new();
         overflowing.push_with_coefficients(&v, &mut vec![(5, 1)]);
         overflowing.push_with_coefficients(&v, &mut vec![(5, i16::MAX)]);
-        let runs = RunSet::from_parts(overflowing, vec![1], vec![2]).unwrap();
+        let runs = RunSet::from_parts(overflowing, vec![1], vec![2], 2).unwrap();
         assert_eq!(runs.try_decode(), Err(DecodeError { position: 1 }));
         assert_eq!(runs.into_whole(), Err(DecodeError { position: 1 }));
     }
