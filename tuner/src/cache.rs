@@ -14,10 +14,9 @@
 //! * Blocks of at most [`BLOCK_POSITIONS`] positions (a multiple of
 //!   [`RUN_POSITIONS`] but for the last): the count (`u32`), the record
 //!   bytes (`u64`), the coefficients the records store (`u64`), the
-//!   records' starts in the block (`u32` each), the
-//!   bitmap of whole records (`u64` per 64 positions), the coefficients the
-//!   positions of each run have (`u32` per run), the records, and the
-//!   block's checksum (`u64`). The positions are stored as runs
+//!   records' starts in the block (`u32` each), the bitmap of whole records
+//!   (`u64` per 64 positions), the coefficients the positions of each run
+//!   have (`u32` per run), the records, and the block's checksum (`u64`). The positions are stored as runs
 //!   ([`crate::run_set`], runs starting at the block's first position; whole
 //!   records when differences would not pay, [`RunSet::encode_or_whole`]):
 //!   on self-play data most records hold only how their coefficients differ
@@ -612,6 +611,20 @@ impl CacheReader {
         {
             return Err(corrupt("blocks and trailer disagree".into()));
         }
+        // Runs restart at block starts: only the last block may end inside
+        // a run (readers join blocks' runs).
+        if let Some(k) = blocks
+            .iter()
+            .rev()
+            .skip(1)
+            .position(|&(_, n, _)| !n.is_multiple_of(RUN_POSITIONS))
+        {
+            let k = blocks.len() - 2 - k;
+            return Err(corrupt(format!(
+                "block {k} holds {} positions, not whole runs of {RUN_POSITIONS}",
+                blocks[k].1
+            )));
+        }
         Ok(CacheReader {
             path: path.to_path_buf(),
             file,
@@ -949,6 +962,14 @@ mod tests {
                 "cut at {cut}"
             );
         }
+        // A block before the last that ends inside a run (the writer never
+        // makes one): readers could not join the runs.
+        let mut w = CacheWriter::create(&path, &meta()).unwrap();
+        w.block_positions = 100;
+        w.append(&set(200)).unwrap();
+        w.finish().unwrap();
+        let e = CacheReader::open(&path).err().expect("refused");
+        assert!(e.to_string().contains("block 0 holds 100 positions"), "{e}");
         // A damaged header.
         let mut header_bit = bytes.clone();
         header_bit[start + 3] ^= 1;
