@@ -143,8 +143,8 @@ fn mean_of((loss, mut grad): (f64, Vec<f64>), n: usize) -> (f64, Vec<f64>) {
 }
 
 /// The summed loss and gradient over the positions `indices` of `set`
-/// (not divided by their number: parts of a batch add up).
-pub fn loss_and_gradient_sums(
+/// (not divided by their number).
+fn loss_and_gradient_sums(
     set: &TraceSet,
     indices: &[u32],
     weights: &[f64],

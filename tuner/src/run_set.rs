@@ -497,13 +497,18 @@ impl RunSet {
     /// without coefficients).
     pub fn prefix_share(&self, sample: usize) -> f64 {
         let n = self.len().min(sample);
-        let stored: usize = (0..n)
-            .map(|i| stored_coefficients(&self.records.view(i)))
-            .sum();
-        let own: usize = self.run_own[..n.div_ceil(RUN_POSITIONS)]
-            .iter()
-            .map(|&c| c as usize)
-            .sum();
+        let (stored, own) = if n == self.len() {
+            self.coefficients()
+        } else {
+            let stored = (0..n)
+                .map(|i| stored_coefficients(&self.records.view(i)))
+                .sum();
+            let own = self.run_own[..n.div_ceil(RUN_POSITIONS)]
+                .iter()
+                .map(|&c| c as usize)
+                .sum();
+            (stored, own)
+        };
         if own == 0 {
             1.0
         } else {
