@@ -195,7 +195,8 @@ struct TrainArgs {
     seed: u64,
 
     /// Fraction of the positions held out for validation, in [0, 1): runs of
-    /// consecutive positions (a thousandth of the data, at most 256), so that
+    /// consecutive positions (a thousandth of the data, at most 256, a
+    /// multiple of 16 from 16,000 positions on), so that
     /// the positions of one game stay on one side and the validation loss
     /// shows overfitting.
     #[arg(long, default_value_t = 0.1, value_parser = fraction)]

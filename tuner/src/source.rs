@@ -295,7 +295,10 @@ impl Mask {
 
 /// The length of the runs of consecutive positions that the validation
 /// split keeps together: about a thousandth of the data, at most 256
-/// positions, at least 1 (position by position, for small sets).
+/// positions, at least 1 (position by position, for small sets); from 16,000
+/// positions on, rounded down to whole runs of [`RUN_POSITIONS`], so that
+/// the split takes the training runs as they are (a cache's runs need no
+/// decoding, see [`holds_out_whole_runs`]).
 ///
 /// Every labeler writes a game's positions one after another; held out one
 /// by one, nearly every validation position would have neighbours of the
@@ -304,12 +307,17 @@ impl Mask {
 /// would not detect overfitting). Runs of 256 hold out whole games but at
 /// their ends, and a thousand runs or more keep the split representative.
 pub fn validation_run(n: usize) -> usize {
-    (n / 1000).clamp(1, 256)
+    let run = (n / 1000).clamp(1, 256);
+    if run >= RUN_POSITIONS {
+        run - run % RUN_POSITIONS
+    } else {
+        run
+    }
 }
 
 /// Whether `mask`, a [`validation_mask`] of `n` positions, holds out whole
-/// runs of [`RUN_POSITIONS`] (runs of 16 from 16,000 positions, of 256 from
-/// 256,000; any mask that holds out nothing), so that runs of the positions
+/// runs of [`RUN_POSITIONS`] (from 16,000 positions on; any mask that holds
+/// out nothing), so that runs of the positions
 /// in order split into runs of the training and of the validation set.
 pub fn holds_out_whole_runs(n: usize, mask: &Mask) -> bool {
     mask.count() == 0 || validation_run(n).is_multiple_of(RUN_POSITIONS)
@@ -456,15 +464,15 @@ mod tests {
 
     /// Loading a cache's blocks as runs gives the data of loading their
     /// positions whole: when the validation split takes whole runs (runs
-    /// of 16 at 16,000 positions; the runs are taken as they are) and when
-    /// it does not (17 at 17,000; they are decoded), for games (stored as
+    /// of 16 at 17,000 positions; the runs are taken as they are) and when
+    /// it does not (9 at 9,000; they are decoded), for games (stored as
     /// differences) and for scattered positions (stored whole).
     #[test]
     fn loading_runs_is_loading_positions() {
         let games = game_positions(320, 60);
-        assert_eq!(validation_run(16_000), RUN_POSITIONS);
-        assert!(!validation_run(17_000).is_multiple_of(RUN_POSITIONS));
-        for n in [16_000, 17_000] {
+        assert_eq!(validation_run(17_000), RUN_POSITIONS);
+        assert_eq!(validation_run(9_000), 9);
+        for n in [17_000, 9_000] {
             let ordered = games.select(&(0..n).collect::<Vec<_>>());
             let scattered = games.select(&(0..n).map(|i| i * 7919 % n).collect::<Vec<_>>());
             for set in [ordered, scattered] {
@@ -546,7 +554,7 @@ mod tests {
     fn large_sets_hold_out_whole_runs() {
         let n = 123_457;
         let run = validation_run(n);
-        assert_eq!(run, 123);
+        assert_eq!(run, 112, "123 rounded down to whole runs of 16");
         let count = validation_count(n, 0.1);
         let mask = validation_mask(n, count, 3);
         assert!(
