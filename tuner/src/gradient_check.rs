@@ -31,9 +31,8 @@ pub const TOLERANCE: f64 = 1e-4;
 /// low: gradients of 1.5e-8, 1.3e-7 and 3.3e-8 (attack-table elements that
 /// few positions read) differed from their numeric estimates by 1.6e-12,
 /// 2.1e-11 and 1.2e-11, the last at two seeded offsets alike (noise, not a
-/// kink). A wrong gradient of a parameter above the floor still shows at
-/// the full tolerance; one below it, at a relative error of 1e-10 over its
-/// size.
+/// kink). A parameter whose gradient is above the floor must still match
+/// to the full tolerance; one below it, to within 1e-10.
 const ABSOLUTE_FLOOR: f64 = 1e-6;
 /// Largest seeded offset added to every weight before the check. The loss
 /// has kinks where a sum of weights times integer coefficients takes an

@@ -317,8 +317,8 @@ pub fn validation_run(n: usize) -> usize {
 
 /// Whether `mask`, a [`validation_mask`] of `n` positions, holds out whole
 /// runs of [`RUN_POSITIONS`] (from 16,000 positions on; any mask that holds
-/// out nothing), so that runs of the positions
-/// in order split into runs of the training and of the validation set.
+/// out nothing), so that runs of the positions in order split into runs of
+/// the training and of the validation set.
 pub fn holds_out_whole_runs(n: usize, mask: &Mask) -> bool {
     mask.count() == 0 || validation_run(n).is_multiple_of(RUN_POSITIONS)
 }
