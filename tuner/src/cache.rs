@@ -16,12 +16,13 @@
 //!   bytes (`u64`), the coefficients the records store (`u64`), the
 //!   records' starts in the block (`u32` each), the bitmap of whole records
 //!   (`u64` per 64 positions), the coefficients the positions of each run
-//!   have (`u32` per run), the records, and the block's checksum (`u64`). The positions are stored as runs
-//!   ([`crate::run_set`], runs starting at the block's first position; whole
-//!   records when differences would not pay, [`RunSet::encode_or_whole`]):
-//!   on self-play data most records hold only how their coefficients differ
-//!   from the previous position's, so that the file is smaller and training
-//!   takes the runs as they are read, with no encoding.
+//!   have (`u32` per run), the records, and the block's checksum (`u64`).
+//!   The positions are stored as runs ([`crate::run_set`], runs starting
+//!   at the block's first position; whole records when differences would
+//!   not pay, [`RunSet::encode_or_whole`]): on self-play data most records
+//!   hold only how their coefficients differ from the previous position's,
+//!   so that the file is smaller and training takes the runs as they are
+//!   read, with no encoding.
 //! * A count of 0, then the trailer: positions, record bytes and blocks
 //!   (`u64` each), the checksum of the header and block checksums, and
 //!   `TRCEND\0\0`.
