@@ -3,7 +3,8 @@
 # RSS of a run holding them), tracing and trace-cache load rates, epoch
 # positions/s per core with 1 and 2 threads, and Ethereal's Texel tuner
 # (tuner.c) on the same positions with the same number of weights, run
-# interleaved with ours, with the ratio.
+# interleaved with ours, with the ratio; and the epoch floor of the same
+# positions (tuner/examples/epoch_floor.rs), the rate no exact kernel beats.
 #
 # Usage: scripts/bench-tuner.sh [LABELED.epd] [POSITIONS]
 #   default: shared/data's 238k labeled positions, repeated to 1,000,000.
@@ -139,9 +140,27 @@ for threads in 1 2; do
     echo "$line"
 done
 echo "our tuned parameters with 1 and 2 threads: $same"
+
+# 5. The floor: the same positions through the least work any exact kernel
+#    does (tuner/examples/epoch_floor.rs: pre-decoded coefficients, one core),
+#    against which ours and Ethereal's show what is left to win.
+cargo build --release --quiet -p tuner --example epoch_floor
+floor_bin=$(cd "$root" && realpath -m "${CARGO_TARGET_DIR:-target}")/release/examples/epoch_floor
+for ((round = 1; round <= rounds; round++)); do
+    "$floor_bin" "$work/set.traces" "$epochs" 2>"$work/floor-err" | grep -o 'floor: [0-9]*' | grep -o '[0-9]*' >>"$work/rates-floor"
+done
+floor=$(median <"$work/rates-floor")
+summary[floor_1t]=$(printf '%.0f' "$floor")
+line=$(printf 'epoch floor (pre-decoded coefficients, no king danger), 1 thread: %.0f positions/s; %s; ours at %.0f%% of it' \
+    "$floor" "$(cat "$work/floor-err")" "$(awk -v a="${summary[epoch_1t]}" -v b="$floor" 'BEGIN { print 100 * a / b }')")
+if [ -n "$ethereal" ]; then
+    summary[floor_over_ethereal_1t]=$(awk -v a="$floor" -v b="${summary[ethereal_1t]}" 'BEGIN { printf "%.2f", a / b }')
+    line+=$(printf '; the floor is %sx Ethereal' "${summary[floor_over_ethereal_1t]}")
+fi
+echo "$line"
 line="summary:"
 for key in bytes_per_position whole_record_bytes_per_position peak_rss_bytes_per_position trace_positions_per_s cache_load_positions_per_s \
-    epoch_1t epoch_2t ethereal_1t ethereal_2t ratio_1t ratio_2t; do
+    epoch_1t epoch_2t ethereal_1t ethereal_2t ratio_1t ratio_2t floor_1t floor_over_ethereal_1t; do
     line+=" $key=${summary[$key]:-n/a}"
 done
 echo "$line"
