@@ -4,7 +4,8 @@
 # positions/s per core with 1 and 2 threads, and Ethereal's Texel tuner
 # (tuner.c) on the same positions with the same number of weights, run
 # interleaved with ours, with the ratio; and the epoch floor of the same
-# positions (tuner/examples/epoch_floor.rs), the rate no exact kernel beats.
+# positions (tuner/examples/epoch_floor.rs): the least work of an exact
+# gradient, run as a plain loop.
 #
 # Usage: scripts/bench-tuner.sh [LABELED.epd] [POSITIONS]
 #   default: shared/data's 238k labeled positions, repeated to 1,000,000.

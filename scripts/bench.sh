@@ -100,7 +100,7 @@ bpp=$(get "$f" peak_rss_bytes_per_position)
 row tuner "epoch positions/s, 1 thread" "$e1" "Ethereal tuner, 1 thread" "${x1:-n/a}" "$(ratio "$e1" "$x1")"
 row tuner "epoch positions/s, 2 threads" "$e2" "Ethereal tuner, 2 threads" "${x2:-n/a}" "$(ratio "$e2" "$x2")"
 fl=$(get "$f" floor_1t)
-row tuner "epoch floor positions/s, 1 thread" "${fl:-n/a}" "Ethereal tuner, 1 thread" "${x1:-n/a}" "$(ratio "$fl" "$x1") (no exact kernel is faster)"
+row tuner "epoch floor positions/s, 1 thread" "${fl:-n/a}" "Ethereal tuner, 1 thread" "${x1:-n/a}" "$(ratio "$fl" "$x1") (the least work, a plain loop)"
 row tuner "resolve+trace positions/s" "$tr" "target" "200000" "$(ratio "$tr" 200000)"
 row tuner "trace cache load positions/s" "$load" "resolve+trace" "${tr:-n/a}" "$(ratio "$load" "$tr")"
 row tuner "peak RSS bytes/position, 1M positions" "$bpp" "target (max)" "100" "$(ratio "$bpp" 100)"
