@@ -52,7 +52,7 @@ pub struct GradientComparison {
     pub param: usize,
     /// d loss / d param, analytic.
     pub analytic: f64,
-    /// Central differences, extrapolated (see [`STEP`]).
+    /// Central differences at steps of `STEP` (10⁻³) and smaller, extrapolated.
     pub numeric: f64,
     /// |analytic − numeric| / max(|analytic|, |numeric|, floor).
     pub relative_error: f64,
@@ -61,7 +61,7 @@ pub struct GradientComparison {
 /// Compares the gradients on up to `positions` positions of `set` and
 /// `params` parameters (half of them chosen among those the sample uses),
 /// plus the king-danger units and the attack-table elements in use, at
-/// `weights` moved by a seeded offset of at most [`JITTER`].
+/// `weights` moved by a seeded offset of at most `JITTER` (10⁻²).
 pub fn check(
     set: &TraceSet,
     weights: &[f64],

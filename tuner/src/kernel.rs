@@ -26,7 +26,7 @@
 //!   are carried along the run, and the backward pass gives each record the
 //!   suffix sum of the gradient factors ([`Kernel::accumulate_runs`]);
 //! * a batch of positions by index (the streamed cache's windows, the
-//!   gradient check) may visit them in any order: [`Chunk`] first reads
+//!   gradient check) may visit them in any order: a `Chunk` first reads
 //!   where a group of positions is, then touches their records, so that
 //!   the memory latencies of scattered positions overlap instead of adding
 //!   up.

@@ -166,7 +166,7 @@ impl RunSet {
     }
 
     /// The positions of `set` for storing: as runs of differences when
-    /// they store at most [`CHAINED_SHARE`] of the coefficients of whole
+    /// they store at most `CHAINED_SHARE` (80%) of the coefficients of whole
     /// records, else whole records (positions that share little with their
     /// neighbours, which then read without decoding).
     pub fn encode_or_whole(set: TraceSet) -> RunSet {
