@@ -558,10 +558,10 @@ impl Storage {
 /// Builds a [`RunSet`] from positions given in order, a part at a time
 /// (blocks of the trace cache as they are read), so that the whole records
 /// of the set are never held beside its runs: at most a wave of
-/// [`WAVE_POSITIONS`] positions and the part being given wait to be
+/// `WAVE_POSITIONS` positions and the part being given wait to be
 /// encoded. The storage is chosen on the first
-/// [`LAYOUT_SAMPLE`] positions: differences when they store at most
-/// [`CHAINED_SHARE`] of the coefficients of whole records (positions of
+/// `LAYOUT_SAMPLE` positions: differences when they store at most
+/// `CHAINED_SHARE` of the coefficients of whole records (positions of
 /// games one after another), else whole records, kept as given.
 #[derive(Debug, Default)]
 pub struct RunSetBuilder {

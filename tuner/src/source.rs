@@ -12,7 +12,7 @@
 //! loaded positions a part at a time (the trace cache's blocks), so that
 //! the whole records are never all held beside the runs.
 //!
-//! Each epoch visits the runs by groups of [`GROUP_RUNS`] (64 consecutive
+//! Each epoch visits the runs by groups of `GROUP_RUNS` (64 consecutive
 //! positions) in an order shuffled with the seed and the epoch, and cuts
 //! them into mini-batches of whole runs: a batch is a random sample of 256
 //! such groups (at 16,384 positions), different in every epoch, and the
@@ -36,7 +36,7 @@ use crate::trainer::{BatchStep, DataError, Split, TrainingData};
 /// a million master positions 8% slower for their memory stalls).
 const GROUP_RUNS: u32 = 4;
 
-/// The runs `0..total` by groups of [`GROUP_RUNS`] consecutive runs, the
+/// The runs `0..total` by groups of `GROUP_RUNS` consecutive runs, the
 /// groups in an order shuffled by `rng` (in order without one).
 pub fn runs_by_groups(total: usize, rng: Option<&mut ChaCha8Rng>) -> Vec<u32> {
     let total = total as u32;
@@ -376,7 +376,7 @@ impl TrainingData for TraceData {
     }
 
     /// Mini-batches of whole runs, rounded up from `batch` positions, in
-    /// an order shuffled with `order_seed` by groups of [`GROUP_RUNS`];
+    /// an order shuffled with `order_seed` by groups of `GROUP_RUNS`;
     /// one batch of everything reads the runs in order.
     fn train_epoch(
         &mut self,
