@@ -1,25 +1,28 @@
-//! The floor of an epoch: how fast *any* kernel of sparse dot products can
-//! run over the positions of a trace cache, measured on this machine.
+//! The floor of an epoch: the least work an exact gradient needs over the
+//! positions of a trace cache, run as a plain loop on this machine.
 //!
 //! The positions are the cache's, held as the tuner holds them in memory
-//! (runs of differences where they pay, whole records elsewhere), but
-//! decoded beforehand into plain `(entry, count)` arrays, so that nothing
-//! is left but the work every exact gradient needs: per stored coefficient
-//! one weight read and multiply-add forward, one gradient multiply-add
-//! backward; per position a taper, a sigmoid and its derivative; per
-//! mini-batch a plain gradient step. No king danger, no endgame scale, no
-//! escapes, no symbol decoding, no threads: the tuner does all of that on
-//! top, so its epoch can only be slower than this one (it measures what is
-//! left to win by tuning the kernel; `scripts/bench-tuner.sh` prints it
-//! beside ours and Ethereal's).
+//! (runs of differences where they pay, whole records elsewhere) and
+//! visited in the tuner's order (groups of runs shuffled every epoch), but
+//! decoded beforehand into plain `(u16 entry, i16 count)` arrays, so that nothing
+//! is left but: per stored coefficient one weight read and multiply-add
+//! forward, one gradient multiply-add backward; per position a taper, a
+//! sigmoid and its derivative; per mini-batch a plain gradient step. No
+//! king danger, no endgame scale, no escapes, no symbol decoding, no
+//! threads: the tuner does all of that on top, so this shows what is left
+//! to win by tuning its kernel (`scripts/bench-tuner.sh` prints it beside
+//! ours and Ethereal's).
 //!
 //! Usage: `cargo run --release -p tuner --example epoch_floor -- FILE.traces [EPOCHS]`
 
 use std::time::Instant;
 
 use engine::eval::{MAX_PHASE, NUM_ENTRIES};
+use rand::SeedableRng;
+use rand_chacha::ChaCha8Rng;
 use tuner::cache::CacheReader;
-use tuner::run_set::RunSet;
+use tuner::run_set::{RUN_POSITIONS, RunSet};
+use tuner::source::runs_by_groups;
 
 /// Positions per mini-batch (Ethereal's and the benchmark's default).
 const BATCH: usize = 16384;
@@ -38,7 +41,7 @@ fn main() -> anyhow::Result<()> {
 
     // Decoded records: coefficients of record i at starts[i]..starts[i + 1].
     let mut entries: Vec<u16> = Vec::new();
-    let mut counts: Vec<f64> = Vec::new();
+    let mut counts: Vec<i16> = Vec::new();
     let mut starts = vec![0u32];
     let mut taper = Vec::with_capacity(n);
     let mut target = Vec::with_capacity(n);
@@ -47,7 +50,7 @@ fn main() -> anyhow::Result<()> {
         let v = runs.view(i);
         for (e, c) in v.entries() {
             entries.push(u16::try_from(e)?);
-            counts.push(f64::from(c));
+            counts.push(c);
         }
         starts.push(u32::try_from(entries.len())?);
         taper.push(f64::from(v.phase) / f64::from(MAX_PHASE));
@@ -66,15 +69,19 @@ fn main() -> anyhow::Result<()> {
     }
     let mut grad = vec![[0.0f64; 2]; NUM_ENTRIES];
     let mut g = vec![[0.0f64; 2]; n];
-    let run_count = runs.runs();
-    let batch_runs = BATCH / tuner::run_set::RUN_POSITIONS;
+    let batch_runs = BATCH / RUN_POSITIONS;
     let started = Instant::now();
     let mut loss = 0.0;
-    for _ in 0..epochs {
-        for first in (0..run_count).step_by(batch_runs) {
+    for epoch in 0..epochs {
+        // The tuner's order: groups of runs shuffled anew every epoch.
+        let order = runs_by_groups(
+            runs.runs(),
+            Some(&mut ChaCha8Rng::seed_from_u64(epoch as u64)),
+        );
+        for batch in order.chunks(batch_runs) {
             grad.iter_mut().for_each(|x| *x = [0.0; 2]);
-            for r in first..(first + batch_runs).min(run_count) {
-                let range = runs.run_range(r);
+            for &r in batch {
+                let range = runs.run_range(r as usize);
                 // Forward: sums carried along the run, restarted at a whole record.
                 let (mut mg, mut eg) = (0.0, 0.0);
                 for i in range.clone() {
@@ -84,6 +91,7 @@ fn main() -> anyhow::Result<()> {
                     let (a, b) = (starts[i] as usize, starts[i + 1] as usize);
                     for (&e, &c) in entries[a..b].iter().zip(&counts[a..b]) {
                         let w = weights[e as usize];
+                        let c = f64::from(c);
                         mg += w[0] * c;
                         eg += w[1] * c;
                     }
@@ -101,7 +109,7 @@ fn main() -> anyhow::Result<()> {
                     suffix = [suffix[0] + g[i][0], suffix[1] + g[i][1]];
                     let (a, b) = (starts[i] as usize, starts[i + 1] as usize);
                     for (&e, &c) in entries[a..b].iter().zip(&counts[a..b]) {
-                        let x = &mut grad[e as usize];
+                        let (x, c) = (&mut grad[e as usize], f64::from(c));
                         *x = [x[0] + suffix[0] * c, x[1] + suffix[1] * c];
                     }
                     if whole[i] {
