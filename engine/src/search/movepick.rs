@@ -449,6 +449,10 @@ impl<'a> MovePicker<'a> {
     ) -> Self {
         let [k1, k2] = tables.killers(ply);
         let counter = tables.countermove(quiet_context.us, context.previous);
+        // The refutations' codes sift the list cheaply; a matching code is
+        // then confirmed on the whole move.
+        let code_of = |m: Option<Move>| m.map_or(u16::MAX, encode_move);
+        let (k1_code, k2_code, counter_code) = (code_of(k1), code_of(k2), code_of(counter));
         let mut scores = ArrayVec::new();
         let mut quiets_unscored = false;
         let mut hash_index = None;
@@ -462,15 +466,18 @@ impl<'a> MovePicker<'a> {
                 SCORE_UNDERPROMOTION + see_value(promo)
             } else if !is_quiet(m) {
                 SCORE_GOOD_CAPTURE + mvv_lva(m)
-            } else if Some(m) == k1 {
-                SCORE_KILLER_1
-            } else if Some(m) == k2 {
-                SCORE_KILLER_2
-            } else if Some(m) == counter {
-                SCORE_COUNTERMOVE
             } else {
-                quiets_unscored = true;
-                SCORE_UNSCORED_QUIET
+                let code = encode_move(m);
+                if code == k1_code && Some(m) == k1 {
+                    SCORE_KILLER_1
+                } else if code == k2_code && Some(m) == k2 {
+                    SCORE_KILLER_2
+                } else if code == counter_code && Some(m) == counter {
+                    SCORE_COUNTERMOVE
+                } else {
+                    quiets_unscored = true;
+                    SCORE_UNSCORED_QUIET
+                }
             });
         }
         MovePicker {
@@ -574,14 +581,11 @@ impl<'a> MovePicker<'a> {
             if self.next >= n {
                 return None;
             }
-            let mut best = self.next;
-            let mut s = self.scores[best];
-            for i in self.next + 1..n {
-                if self.scores[i] > s {
-                    best = i;
-                    s = self.scores[i];
-                }
-            }
+            // The first of the best-scored moves left: the maximum first
+            // (a branch-free pass the compiler vectorizes), then its place.
+            let rest = &self.scores[self.next..n];
+            let s = rest.iter().copied().fold(i32::MIN, i32::max);
+            let best = self.next + rest.iter().position(|&x| x == s).unwrap_or(0);
             if s == SCORE_UNSCORED_QUIET && self.quiets_unscored {
                 self.score_quiets(pos, tables);
                 continue;
