@@ -91,7 +91,7 @@ enum Command {
     Dump(DumpArgs),
     /// Summarise a book: entries, positions, weight-0 entries, reach.
     Stats(StatsArgs),
-    /// Tag games with their opening: [ECO], [Opening] and [Variation] from
+    /// Tag games with their opening: the ECO, Opening and Variation tags from
     /// the bundled ECO table (by position, following transpositions; the
     /// deepest named position wins). Other text is copied byte for byte;
     /// unreadable games are reported and passed through untouched. Games
