@@ -449,8 +449,9 @@ impl<'a> MovePicker<'a> {
     ) -> Self {
         let [k1, k2] = tables.killers(ply);
         let counter = tables.countermove(quiet_context.us, context.previous);
-        // The refutations' codes sift the list cheaply; a matching code is
-        // then confirmed on the whole move.
+        // The refutations' codes sift the list cheaply (no move encodes to
+        // u16::MAX, the code of "none"); a matching code is then confirmed
+        // on the whole move.
         let code_of = |m: Option<Move>| m.map_or(u16::MAX, encode_move);
         let (k1_code, k2_code, counter_code) = (code_of(k1), code_of(k2), code_of(counter));
         let mut scores = ArrayVec::new();
@@ -581,8 +582,8 @@ impl<'a> MovePicker<'a> {
             if self.next >= n {
                 return None;
             }
-            // The first of the best-scored moves left: the maximum first
-            // (a branch-free pass the compiler vectorizes), then its place.
+            // The first of the best-scored moves left (as a scan keeping the
+            // first strict maximum finds): the maximum, then its place.
             let rest = &self.scores[self.next..n];
             let s = rest.iter().copied().fold(i32::MIN, i32::max);
             let best = self.next + rest.iter().position(|&x| x == s).unwrap_or(0);
