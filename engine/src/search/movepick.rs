@@ -341,6 +341,8 @@ pub struct MovePicker<'a> {
     unordered: bool,
     /// Ordering context of the quiet moves (main search only).
     quiet_context: Option<QuietContext>,
+    /// The position's threats, once the quiet moves were scored.
+    threats: Option<Threats>,
 }
 
 /// Ordering bonus of a quiet move that takes an attacked queen, rook or
@@ -489,6 +491,7 @@ impl<'a> MovePicker<'a> {
             hash_index,
             unordered: false,
             quiet_context: Some(quiet_context),
+            threats: None,
         }
     }
 
@@ -519,6 +522,7 @@ impl<'a> MovePicker<'a> {
             hash_index,
             unordered: false,
             quiet_context: None,
+            threats: None,
         }
     }
 
@@ -554,6 +558,16 @@ impl<'a> MovePicker<'a> {
                 self.scores[i] = tables.quiet_score(m, &context) + threats.ordering_bonus(m);
             }
         }
+        self.threats = Some(threats);
+    }
+
+    /// The threat bonus of quiet move `m` (an escape of a threatened piece
+    /// positive, a walk into a threat negative; see [`Threats`]), computed
+    /// for `pos` when not yet known.
+    pub fn threat_bonus(&mut self, pos: &Chess, m: Move) -> i32 {
+        self.threats
+            .get_or_insert_with(|| Threats::of(pos))
+            .ordering_bonus(m)
     }
 
     /// The next best move and its class, or `None` when all were returned.

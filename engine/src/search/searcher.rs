@@ -743,9 +743,11 @@ impl Worker {
                     reduction += i32::from(cut_node);
                     reduction -= i32::from(gives_check);
                     reduction -= i32::from(Some(m) == killer_1 || Some(m) == killer_2);
-                    // The history alone (the picker's score adds threats
-                    // to plain quiet moves and ranks refutations by slot).
-                    let history = self.tables.quiet_score(m, &quiet_context);
+                    // The history plus the threat bonus: a threatened
+                    // piece's escape is reduced less, a walk into a threat
+                    // more (the picker's score ranks refutations by slot).
+                    let history =
+                        self.tables.quiet_score(m, &quiet_context) + picker.threat_bonus(pos, m);
                     reduction -= history / self.sp.lmr_history_divisor;
                     reduction = reduction.clamp(0, (new_depth - 1).max(0));
                 }
