@@ -892,6 +892,11 @@ impl Worker {
                 _ => self.evaluate(pos),
             };
             if e >= beta {
+                // The evaluation is kept for the next visit (no move, a
+                // lower bound at depth 0, as quiescence stores).
+                if self.use_tt && tt_entry.is_none() {
+                    self.tt.store(key, ply, 0, e, e, 0, Bound::Lower);
+                }
                 return e;
             }
             alpha = alpha.max(e);
