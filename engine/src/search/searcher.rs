@@ -145,6 +145,9 @@ struct Frame {
     current_move: Option<Move>,
     /// The move a singular-extension search at this ply leaves out.
     excluded: Option<Move>,
+    /// The late-move reduction of the search of `current_move` now under
+    /// way (0 for a full-depth search or a null move).
+    reduction: i32,
 }
 
 /// State shared by all threads of one search.
@@ -281,6 +284,7 @@ impl Worker {
                     static_eval: EVAL_NONE,
                     current_move: None,
                     excluded: None,
+                    reduction: 0,
                 };
                 MAX_PLY + 4
             ],
@@ -515,6 +519,26 @@ impl Worker {
             && ply >= 2
             && (self.stack[ply - 2].static_eval == EVAL_NONE
                 || static_eval > self.stack[ply - 2].static_eval);
+        // Step 5b. Hindsight: a node reached by a move the parent reduced
+        // by 3 plies or more, when that move did not worsen the mover's
+        // position (our static evaluation is no better than the negation
+        // of the parent's), is searched one ply deeper: the reduction was
+        // probably too much. One reached by a reduced move that left the
+        // mover 200 cp worse than before is searched one ply shallower.
+        if ply > 0
+            && excluded.is_none()
+            && static_eval != EVAL_NONE
+            && self.stack[ply - 1].static_eval != EVAL_NONE
+        {
+            let prior_reduction = self.stack[ply - 1].reduction;
+            let eval_sum = static_eval + self.stack[ply - 1].static_eval;
+            if prior_reduction >= 3 && eval_sum <= 0 {
+                depth += 1;
+            }
+            if prior_reduction >= 1 && depth >= 2 && eval_sum > 200 {
+                depth -= 1;
+            }
+        }
         self.tables.reset_killers(ply + 1);
         let previous_move = if ply > 0 {
             self.stack[ply - 1].current_move
@@ -563,6 +587,7 @@ impl Worker {
                     + ((eval - beta) / self.sp.nmp_eval_divisor)
                         .min(self.sp.nmp_max_eval_reduction);
                 self.stack[ply].current_move = None;
+                self.stack[ply].reduction = 0;
                 self.keys.push(crate::chess::position::key(&null_pos));
                 let v = -self.negamax(
                     shared,
@@ -720,6 +745,7 @@ impl Worker {
             let child = self.make(pos, m);
             let new_depth = depth - 1 + extension;
             self.stack[ply].current_move = Some(m);
+            self.stack[ply].reduction = 0;
 
             // Step 13. Principal variation search with late move reductions:
             // later moves get a reduced null-window search first and are
@@ -751,6 +777,7 @@ impl Worker {
                     reduction -= history / self.sp.lmr_history_divisor;
                     reduction = reduction.clamp(0, (new_depth - 1).max(0));
                 }
+                self.stack[ply].reduction = reduction;
                 score = -self.negamax(
                     shared,
                     &child,
@@ -760,6 +787,7 @@ impl Worker {
                     ply + 1,
                     true,
                 );
+                self.stack[ply].reduction = 0;
                 if score > alpha && reduction > 0 {
                     score = -self.negamax(
                         shared,
@@ -989,6 +1017,7 @@ impl Worker {
                 static_eval: EVAL_NONE,
                 current_move: None,
                 excluded: None,
+                reduction: 0,
             };
         }
     }
