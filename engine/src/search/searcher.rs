@@ -1,7 +1,8 @@
 //! The alpha-beta search: iterative deepening with aspiration windows,
 //! principal variation search, quiescence search, the usual selectivity
 //! (null move, reverse futility, razoring, futility, LMR, LMP, SEE pruning,
-//! check extension, internal iterative reduction) and Lazy SMP threads.
+//! check and singular extensions, internal iterative reduction, hindsight
+//! depth after a reduced move) and Lazy SMP threads.
 //!
 //! Ownership: a [`Searcher`] owns everything a search learns (history,
 //! killers, countermoves — one set per thread) and shares only its
