@@ -561,9 +561,9 @@ impl<'a> MovePicker<'a> {
         self.threats = Some(threats);
     }
 
-    /// The threat bonus of quiet move `m` (an escape of a threatened piece
-    /// positive, a walk into a threat negative; see [`Threats`]), computed
-    /// for `pos` when not yet known.
+    /// The threat bonus of quiet move `m`: positive for a threatened
+    /// piece's escape, negative for a walk into a lesser piece's attack. The
+    /// threats of `pos` are computed when not yet known.
     pub fn threat_bonus(&mut self, pos: &Chess, m: Move) -> i32 {
         self.threats
             .get_or_insert_with(|| Threats::of(pos))
