@@ -359,6 +359,7 @@ const ESCAPE_MINOR: i32 = 8_000;
 /// stand threatened. A quiet move that takes a threatened piece to a square
 /// not so attacked is an escape and is tried early; one that puts a safe
 /// piece en prise to a lesser piece is tried late.
+#[derive(Clone, Copy)]
 struct Threats {
     /// Attacked by a pawn.
     by_pawn: Bitboard,
@@ -551,14 +552,15 @@ impl<'a> MovePicker<'a> {
         let context = self
             .quiet_context
             .expect("quiet moves only in the main search");
-        let threats = Threats::of(pos);
+        // The threats may be known already: a refutation's reduction asked
+        // for them.
+        let threats = *self.threats.get_or_insert_with(|| Threats::of(pos));
         for i in self.next..self.moves.len() {
             if self.scores[i] == SCORE_UNSCORED_QUIET {
                 let m = self.moves[i];
                 self.scores[i] = tables.quiet_score(m, &context) + threats.ordering_bonus(m);
             }
         }
-        self.threats = Some(threats);
     }
 
     /// The threat bonus of quiet move `m`: positive for a threatened

@@ -151,6 +151,16 @@ struct Frame {
     reduction: i32,
 }
 
+impl Frame {
+    /// The state of a ply no search has reached yet.
+    const EMPTY: Frame = Frame {
+        static_eval: EVAL_NONE,
+        current_move: None,
+        excluded: None,
+        reduction: 0,
+    };
+}
+
 /// State shared by all threads of one search.
 struct Shared {
     /// The caller's stop flag.
@@ -280,15 +290,7 @@ impl Worker {
             sp,
             tt,
             tables: OrderingTables::new(),
-            stack: vec![
-                Frame {
-                    static_eval: EVAL_NONE,
-                    current_move: None,
-                    excluded: None,
-                    reduction: 0,
-                };
-                MAX_PLY + 4
-            ],
+            stack: vec![Frame::EMPTY; MAX_PLY + 4],
             keys: Vec::with_capacity(1024),
             pv_table: vec![[None; MAX_PLY + 1]; MAX_PLY + 1],
             pv_len: vec![0; MAX_PLY + 1],
@@ -1013,14 +1015,7 @@ impl Worker {
         self.root_moves.extend_from_slice(root_moves);
         self.root_move_nodes.clear();
         self.tables.clear_killers();
-        for f in &mut self.stack {
-            *f = Frame {
-                static_eval: EVAL_NONE,
-                current_move: None,
-                excluded: None,
-                reduction: 0,
-            };
-        }
+        self.stack.fill(Frame::EMPTY);
     }
 
     /// The lighter preparation of a quiescence-only, table-free, unlimited
