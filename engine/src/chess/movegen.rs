@@ -48,19 +48,28 @@ fn sole_blockers(board: &Board, king: Square, sliders_of: Bitboard, owners: Bitb
 /// included) of `pos`. When the side to move is in check every legal move is
 /// returned instead: quiescence searches all evasions.
 pub fn tactical_moves(pos: &Chess) -> MoveList {
+    let mut moves = MoveList::new();
+    tactical_moves_into(pos, &mut moves);
+    moves
+}
+
+/// [`tactical_moves`] written into `moves` (emptied first): the search's
+/// way, as a list built inside a function is copied whole (over a
+/// kilobyte) when that function returns it.
+pub fn tactical_moves_into(pos: &Chess, moves: &mut MoveList) {
+    moves.clear();
     let board = pos.board();
     let turn = pos.turn();
     let king = board.king_of(turn).expect("king in standard chess");
     if pos.is_check() || pos.maybe_ep_square().is_some() {
         // Evasions, and the rare en passant positions (whose legality needs
         // the discovered-check test of a two-pawn removal) go the long way.
-        let mut moves = pos.legal_moves();
+        *moves = pos.legal_moves();
         if !pos.is_check() {
             moves.retain(|m| m.is_capture() || m.promotion() == Some(Role::Queen));
         }
-        return moves;
+        return;
     }
-    let mut moves = MoveList::new();
     let us = board.by_color(turn);
     let them = board.by_color(!turn);
     let occupied = board.occupied();
@@ -137,7 +146,6 @@ pub fn tactical_moves(pos: &Chess) -> MoveList {
             });
         }
     }
-    moves
 }
 
 /// Whether the legal move `m` of the side to move gives check, computed from

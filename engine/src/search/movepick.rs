@@ -328,10 +328,11 @@ pub enum MoveClass {
 /// then demoted behind the quiet moves. Quiet moves other than killers and
 /// the countermove are scored from the history tables only when the picker
 /// reaches them (most cutoffs come from the hash move or a capture first).
-/// The picker borrows the move list so that it is never copied.
+/// The picker borrows the move list and the scores so that they are never
+/// copied.
 pub struct MovePicker<'a> {
     moves: &'a mut MoveList,
-    scores: ArrayVec<i32, 256>,
+    scores: &'a mut MoveScores,
     next: usize,
     /// Quiet moves still carry [`SCORE_UNSCORED_QUIET`].
     quiets_unscored: bool,
@@ -344,6 +345,11 @@ pub struct MovePicker<'a> {
     /// The position's threats, once the quiet moves were scored.
     threats: Option<Threats>,
 }
+
+/// The ordering scores of a move list, one per move: storage the caller
+/// lends a [`MovePicker`] (over a kilobyte, which a picker owning it would
+/// copy when it is returned).
+pub type MoveScores = ArrayVec<i32, 256>;
 
 /// Ordering bonus of a quiet move that takes an attacked queen, rook or
 /// minor piece out of its attack by a lesser piece (and malus of one that
@@ -441,9 +447,11 @@ fn hash_move_matches(hash_move: u16, m: Move) -> bool {
 }
 
 impl<'a> MovePicker<'a> {
-    /// Orders moves for the main search.
+    /// Orders moves for the main search; `scores` is its storage (any
+    /// content is dropped).
     pub fn new(
         moves: &'a mut MoveList,
+        scores: &'a mut MoveScores,
         hash_move: u16,
         tables: &OrderingTables,
         ply: usize,
@@ -457,12 +465,20 @@ impl<'a> MovePicker<'a> {
         // on the whole move.
         let code_of = |m: Option<Move>| m.map_or(u16::MAX, encode_move);
         let (k1_code, k2_code, counter_code) = (code_of(k1), code_of(k2), code_of(counter));
-        let mut scores = ArrayVec::new();
-        let mut quiets_unscored = false;
-        let mut hash_index = None;
-        for (i, &m) in moves.iter().enumerate() {
-            scores.push(if hash_move_matches(hash_move, m) {
-                hash_index = Some(i);
+        scores.clear();
+        let mut picker = MovePicker {
+            moves,
+            scores,
+            next: 0,
+            quiets_unscored: false,
+            hash_index: None,
+            unordered: false,
+            quiet_context: Some(quiet_context),
+            threats: None,
+        };
+        for (i, &m) in picker.moves.iter().enumerate() {
+            picker.scores.push(if hash_move_matches(hash_move, m) {
+                picker.hash_index = Some(i);
                 SCORE_HASH_MOVE
             } else if let Some(promo) = m.promotion()
                 && promo != Role::Queen
@@ -479,52 +495,44 @@ impl<'a> MovePicker<'a> {
                 } else if code == counter_code && Some(m) == counter {
                     SCORE_COUNTERMOVE
                 } else {
-                    quiets_unscored = true;
+                    picker.quiets_unscored = true;
                     SCORE_UNSCORED_QUIET
                 }
             });
         }
-        MovePicker {
-            moves,
-            scores,
-            next: 0,
-            quiets_unscored,
-            hash_index,
-            unordered: false,
-            quiet_context: Some(quiet_context),
-            threats: None,
-        }
+        picker
     }
 
     /// Orders captures and queen promotions by MVV/LVA for quiescence (the
     /// caller passes only the moves it wants searched); `hash_move` first,
-    /// losing captures (by SEE) last.
-    pub fn new_tactical(moves: &'a mut MoveList, hash_move: u16) -> Self {
-        let mut hash_index = None;
-        let scores = moves
-            .iter()
-            .enumerate()
-            .map(|(i, &m)| {
-                if hash_move_matches(hash_move, m) {
-                    hash_index = Some(i);
-                    SCORE_HASH_MOVE
-                } else if is_quiet(m) {
-                    0
-                } else {
-                    SCORE_GOOD_CAPTURE + mvv_lva(m)
-                }
-            })
-            .collect();
-        MovePicker {
+    /// losing captures (by SEE) last; `scores` as for [`MovePicker::new`].
+    pub fn new_tactical(
+        moves: &'a mut MoveList,
+        scores: &'a mut MoveScores,
+        hash_move: u16,
+    ) -> Self {
+        scores.clear();
+        let mut picker = MovePicker {
             moves,
             scores,
             next: 0,
             quiets_unscored: false,
-            hash_index,
+            hash_index: None,
             unordered: false,
             quiet_context: None,
             threats: None,
+        };
+        for (i, &m) in picker.moves.iter().enumerate() {
+            picker.scores.push(if hash_move_matches(hash_move, m) {
+                picker.hash_index = Some(i);
+                SCORE_HASH_MOVE
+            } else if is_quiet(m) {
+                0
+            } else {
+                SCORE_GOOD_CAPTURE + mvv_lva(m)
+            });
         }
+        picker
     }
 
     /// Number of moves in the list.
@@ -691,8 +699,10 @@ mod tests {
         let hash = moves[17];
         let tables = OrderingTables::new();
         let mut list = moves.clone();
+        let mut scores = MoveScores::new();
         let mut picker = MovePicker::new(
             &mut list,
+            &mut scores,
             encode_move(hash),
             &tables,
             0,

@@ -20,16 +20,17 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use shakmaty::{Chess, Color, Move, Position, Role};
+use shakmaty::{Chess, Color, Move, MoveList, Position, Role};
 
 use super::movepick::{
-    MoveClass, MoveContext, MovePicker, OrderingTables, QuietContext, is_quiet, see_ge, see_value,
+    MoveClass, MoveContext, MovePicker, MoveScores, OrderingTables, QuietContext, is_quiet, see_ge,
+    see_value,
 };
 use super::params::SearchParams;
 use super::score::{DRAW_SCORE, INFINITY, MATE_BOUND, MATE_SCORE, MAX_PLY, mate_in_moves};
 use super::timeman::{Clock, DEFAULT_MOVE_OVERHEAD, Deadline, TimeBudget};
 use super::tt::{Bound, TranspositionTable, TtAllocError, encode_move};
-use crate::chess::movegen::{CheckInfo, tactical_moves};
+use crate::chess::movegen::{CheckInfo, tactical_moves_into};
 use crate::chess::position::{key, key_update};
 use crate::eval::{PackedParams, Params, PawnKingCache, evaluate_packed_memo};
 
@@ -645,8 +646,10 @@ impl Worker {
             };
         }
         let quiet_context = QuietContext::new(us, context);
+        let mut scores = MoveScores::new();
         let mut picker = MovePicker::new(
             &mut moves,
+            &mut scores,
             tt_move,
             &self.tables,
             ply,
@@ -937,12 +940,14 @@ impl Worker {
 
         // Q3. Moves: every evasion in check, else captures and queen
         // promotions.
-        let mut moves = tactical_moves(pos);
+        let mut moves = MoveList::new();
+        tactical_moves_into(pos, &mut moves);
         if in_check && moves.is_empty() {
             return -MATE_SCORE + ply as i32;
         }
         let tt_move = tt_entry.map_or(0, |e| e.move_code);
-        let mut picker = MovePicker::new_tactical(&mut moves, tt_move);
+        let mut scores = MoveScores::new();
+        let mut picker = MovePicker::new_tactical(&mut moves, &mut scores, tt_move);
         let mut best_move = None;
         while let Some((m, _)) = picker.next_move(pos, &self.tables) {
             if !in_check {
