@@ -238,7 +238,7 @@ impl OrderingTables {
 
     /// Ordering score of a quiet move: butterfly history plus the
     /// continuation histories of the two previous moves.
-    #[inline]
+    #[inline(always)]
     pub fn quiet_score(&self, m: Move, context: &QuietContext) -> i32 {
         let color = context.us;
         let mut score = self.history[history_index(color, m)];
