@@ -554,7 +554,9 @@ impl<'a> MovePicker<'a> {
     }
 
     /// Scores the quiet moves still carrying the placeholder: their
-    /// histories, and the [`Threats`] of `pos`.
+    /// histories, and the [`Threats`] of `pos`. At most once per node: not
+    /// inlined, so that `next_move` stays small.
+    #[inline(never)]
     fn score_quiets(&mut self, pos: &Chess, tables: &OrderingTables) {
         self.quiets_unscored = false;
         let context = self
