@@ -130,13 +130,20 @@ fn resumed_match_counts_the_played_games_and_plays_the_rest() {
     assert_eq!(again.games_played, decided.len());
 }
 
+/// Games of the matches [`engine_match`] runs: enough that a match still
+/// has most of them to play when a test that waited for its first games
+/// stops it, even when a loaded machine keeps the test waiting a while
+/// (with 8 games, a match could end before the test's next look).
+const GAMES: usize = 40;
+
 fn engine_match(dir: &Path, pgn: &Path, extra: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_engine"));
+    let games = GAMES.to_string();
     command
         .args([
             "match",
             "--games",
-            "8",
+            &games,
             "--nodes",
             "500",
             "--max-plies",
@@ -186,7 +193,7 @@ fn killed_match_resumes_to_the_games_of_a_match_never_stopped() {
     assert!(out.status.success(), "{}", text(&out));
     assert!(!dir.path().join("reference.pgn.journal").exists());
     let expected = std::fs::read_to_string(&reference).unwrap();
-    assert_eq!(expected.matches("[Event ").count(), 8);
+    assert_eq!(expected.matches("[Event ").count(), GAMES);
 
     // Killed (no chance to clean up) once three games are journaled.
     let pgn = dir.path().join("games.pgn");
@@ -200,7 +207,7 @@ fn killed_match_resumes_to_the_games_of_a_match_never_stopped() {
     child.kill().unwrap();
     child.wait().unwrap();
     let kept = journaled_games(&journal);
-    assert!((3..8).contains(&kept), "{kept} games journaled");
+    assert!((3..GAMES).contains(&kept), "{kept} games journaled");
     assert!(!pgn.exists(), "the PGN is only written when the match ends");
     // The kill tore the last record in half: it is dropped and replayed.
     let mut torn = std::fs::read_to_string(&journal).unwrap();
@@ -233,10 +240,10 @@ fn killed_match_resumes_to_the_games_of_a_match_never_stopped() {
     );
     assert_eq!(
         log.lines().filter(|l| l.starts_with("game ")).count(),
-        8 - (kept - 1),
+        GAMES - (kept - 1),
         "{log}"
     );
-    assert!(log.contains(": 8 games"), "{log}");
+    assert!(log.contains(&format!(": {GAMES} games")), "{log}");
     // The same games, move for move, score for score; only the times the
     // moves took differ between runs.
     assert_eq!(
@@ -255,7 +262,10 @@ fn killed_match_resumes_to_the_games_of_a_match_never_stopped() {
     let log = text(&out);
     assert!(out.status.success(), "{log}");
     assert!(!log.contains("resuming"), "{log}");
-    assert_eq!(log.lines().filter(|l| l.starts_with("game ")).count(), 8);
+    assert_eq!(
+        log.lines().filter(|l| l.starts_with("game ")).count(),
+        GAMES
+    );
     assert!(!journal.exists());
 }
 
@@ -348,7 +358,7 @@ fn ctrl_c_to_the_terminal_abandons_the_game_instead_of_forfeiting_it() {
     let log = text(&out);
     assert!(out.status.success(), "{log}");
     let games = std::fs::read_to_string(&pgn).unwrap();
-    assert_eq!(games.matches("[Event ").count(), 8);
+    assert_eq!(games.matches("[Event ").count(), GAMES);
     assert!(
         !games.contains("forfeit") && !games.contains("abandoned"),
         "{games}"
