@@ -447,6 +447,27 @@ fn hash_move_matches(hash_move: u16, m: Move) -> bool {
 }
 
 impl<'a> MovePicker<'a> {
+    /// A picker over `moves` with no score yet (`scores` emptied), which
+    /// the constructors then fill, one score per move.
+    #[inline(always)]
+    fn unscored(
+        moves: &'a mut MoveList,
+        scores: &'a mut MoveScores,
+        quiet_context: Option<QuietContext>,
+    ) -> Self {
+        scores.clear();
+        MovePicker {
+            moves,
+            scores,
+            next: 0,
+            quiets_unscored: false,
+            hash_index: None,
+            unordered: false,
+            quiet_context,
+            threats: None,
+        }
+    }
+
     /// Orders moves for the main search; `scores` is its storage (any
     /// content is dropped).
     pub fn new(
@@ -465,17 +486,7 @@ impl<'a> MovePicker<'a> {
         // on the whole move.
         let code_of = |m: Option<Move>| m.map_or(u16::MAX, encode_move);
         let (k1_code, k2_code, counter_code) = (code_of(k1), code_of(k2), code_of(counter));
-        scores.clear();
-        let mut picker = MovePicker {
-            moves,
-            scores,
-            next: 0,
-            quiets_unscored: false,
-            hash_index: None,
-            unordered: false,
-            quiet_context: Some(quiet_context),
-            threats: None,
-        };
+        let mut picker = MovePicker::unscored(moves, scores, Some(quiet_context));
         for (i, &m) in picker.moves.iter().enumerate() {
             picker.scores.push(if hash_move_matches(hash_move, m) {
                 picker.hash_index = Some(i);
@@ -511,17 +522,7 @@ impl<'a> MovePicker<'a> {
         scores: &'a mut MoveScores,
         hash_move: u16,
     ) -> Self {
-        scores.clear();
-        let mut picker = MovePicker {
-            moves,
-            scores,
-            next: 0,
-            quiets_unscored: false,
-            hash_index: None,
-            unordered: false,
-            quiet_context: None,
-            threats: None,
-        };
+        let mut picker = MovePicker::unscored(moves, scores, None);
         for (i, &m) in picker.moves.iter().enumerate() {
             picker.scores.push(if hash_move_matches(hash_move, m) {
                 picker.hash_index = Some(i);
