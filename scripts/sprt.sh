@@ -19,7 +19,7 @@
 #       JSON, the match log and the two engines' bench signatures
 #
 # A stopped SPRT (Ctrl-C, a kill) resumes from its match journal when the
-# same command is run again.
+# same command is run again; at fixed nodes -c may change on resume.
 #
 # Openings: data/openings/eco-openings.epd (3,017 named ECO positions) in a
 # seeded random order, each played with both colours; resign and draw

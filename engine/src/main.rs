@@ -202,7 +202,8 @@ is resumed by rerunning the same command: the journal's games are counted
 again and not replayed, and the match goes on with the next game (at fixed
 nodes or depth and --concurrency 1 the result is the same game for game as
 a match never stopped). A journal made with other settings is refused, its
-differences named; --overwrite discards it and starts over. The journal is
+differences named, except that at fixed nodes or depth a resume may change
+--concurrency (each game is the same whichever worker plays it); --overwrite discards it and starts over. The journal is
 deleted when the match is over and its PGN written.";
 
 /// The options of `engine match`.
@@ -872,8 +873,17 @@ fn run_match_command(args: &MatchArgs) -> Result<()> {
     let (mut journal, played) = match &args.pgn {
         Some(pgn) if std::fs::metadata(pgn).map_or(true, |m| m.is_file()) => {
             let identity = match_identity(args, &settings)?;
+            // With a node or depth budget each game is decided by its number
+            // alone (fresh tables every game), so a resume may play more or
+            // fewer games at once; under a clock the load is part of the
+            // match.
+            let reproducible = matches!(
+                settings.limit,
+                MoveLimit::Fixed(SearchBudget::Nodes(_) | SearchBudget::Depth(_))
+            );
+            let may_differ: &[&str] = if reproducible { &["concurrency"] } else { &[] };
             let (journal, played) =
-                MatchJournal::open(&journal_path(pgn), &identity, args.overwrite)?;
+                MatchJournal::open(&journal_path(pgn), &identity, may_differ, args.overwrite)?;
             (Some(journal), played)
         }
         _ => (None, Vec::new()),

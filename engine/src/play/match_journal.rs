@@ -13,7 +13,10 @@
 //!
 //! Reopening a journal whose identity differs from the match being started
 //! is refused with the differing settings named: a resume plays the same
-//! match or nothing. The journal is removed once the match is over (all
+//! match or nothing. The caller may name settings a resume can change
+//! because they only schedule the games (the games at once, when every game
+//! is decided by its number alone); the journal keeps the values it was
+//! started with. The journal is removed once the match is over (all
 //! games played or the SPRT decided) and its PGN committed.
 
 use std::collections::BTreeMap;
@@ -103,7 +106,8 @@ impl MatchJournal {
     /// Opens the journal at `path` for the match `identity`: an existing
     /// journal is resumed (its games returned, a torn last line dropped)
     /// unless `overwrite`; a missing one, or any with `overwrite`, is
-    /// created empty.
+    /// created empty. The settings named in `may_differ` may have other
+    /// values than the journal's without refusing the resume.
     ///
     /// # Errors
     /// When the journal cannot be read or written, is not a regular file,
@@ -111,6 +115,7 @@ impl MatchJournal {
     pub fn open(
         path: &Path,
         identity: &MatchIdentity,
+        may_differ: &[&str],
         overwrite: bool,
     ) -> Result<(MatchJournal, Vec<GameReport>), JournalError> {
         let io = io_error(path);
@@ -120,7 +125,7 @@ impl MatchJournal {
                     "not a regular file (a journal is written in place)",
                 )));
             }
-            Ok(_) if !overwrite => return Self::resume(path, identity),
+            Ok(_) if !overwrite => return Self::resume(path, identity, may_differ),
             Ok(_) | Err(_) => {}
         }
         Self::create(path, identity)
@@ -148,6 +153,7 @@ impl MatchJournal {
     fn resume(
         path: &Path,
         identity: &MatchIdentity,
+        may_differ: &[&str],
     ) -> Result<(MatchJournal, Vec<GameReport>), JournalError> {
         let io = io_error(path);
         let corrupt = |line: usize, reason: String| JournalError::Corrupt {
@@ -176,7 +182,7 @@ impl MatchJournal {
             .and_then(|l| {
                 serde_json::from_str(l).map_err(|e| corrupt(2, format!("bad settings: {e}")))
             })?;
-        let differences = identity_differences(&recorded, identity);
+        let differences = identity_differences(&recorded, identity, may_differ);
         if !differences.is_empty() {
             return Err(JournalError::Mismatch {
                 path: path.to_path_buf(),
@@ -240,14 +246,19 @@ fn identity_json(identity: &MatchIdentity) -> String {
 }
 
 /// One indented line per setting whose value differs (or that only one
-/// side has), empty when the identities are equal.
-fn identity_differences(recorded: &MatchIdentity, ours: &MatchIdentity) -> String {
+/// side has), settings in `may_differ` left out; empty when the identities
+/// agree.
+fn identity_differences(
+    recorded: &MatchIdentity,
+    ours: &MatchIdentity,
+    may_differ: &[&str],
+) -> String {
     let mut keys: Vec<&String> = recorded.keys().chain(ours.keys()).collect();
     keys.sort();
     keys.dedup();
     let show = |v: Option<&String>| v.map_or("(none)".to_string(), |v| format!("{v:?}"));
     keys.into_iter()
-        .filter(|k| recorded.get(*k) != ours.get(*k))
+        .filter(|k| recorded.get(*k) != ours.get(*k) && !may_differ.contains(&k.as_str()))
         .map(|k| {
             format!(
                 "\n  {k}: {} in the journal, {} now",
@@ -272,13 +283,13 @@ mod tests {
         let path = dir.path().join("games.pgn.journal");
         // Killed while the header was being written: no game, a fresh start.
         std::fs::write(&path, format!("{MAGIC}\n{{\"se")).unwrap();
-        let (journal, games) = MatchJournal::open(&path, &identity("1"), false).unwrap();
+        let (journal, games) = MatchJournal::open(&path, &identity("1"), &[], false).unwrap();
         assert!(games.is_empty());
         drop(journal);
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(text, format!("{MAGIC}\n{{\"seed\":\"1\"}}\n"));
         // A complete header of another match is refused, naming the setting.
-        let error = MatchJournal::open(&path, &identity("2"), false).unwrap_err();
+        let error = MatchJournal::open(&path, &identity("2"), &[], false).unwrap_err();
         assert!(
             error
                 .to_string()
@@ -288,10 +299,42 @@ mod tests {
         // A complete line that is not a game is corruption (only an
         // unterminated last line is a torn write, dropped).
         std::fs::write(&path, format!("{MAGIC}\n{{\"seed\":\"1\"}}\nnot a game\n")).unwrap();
-        let error = MatchJournal::open(&path, &identity("1"), false).unwrap_err();
+        let error = MatchJournal::open(&path, &identity("1"), &[], false).unwrap_err();
         assert!(
             error.to_string().contains("line 3: not a game record"),
             "{error}"
+        );
+    }
+
+    #[test]
+    fn a_setting_named_free_may_change_on_resume_and_the_header_keeps_its_value() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("games.pgn.journal");
+        let with = |concurrency: &str| {
+            let mut id = identity("1");
+            id.insert("concurrency".into(), concurrency.into());
+            id
+        };
+        drop(MatchJournal::open(&path, &with("1"), &[], false).unwrap());
+        // Not named: refused, naming it.
+        let error = MatchJournal::open(&path, &with("2"), &[], false).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .contains("concurrency: \"1\" in the journal, \"2\" now"),
+            "{error}"
+        );
+        // Named: resumed, but only that setting may change.
+        drop(MatchJournal::open(&path, &with("2"), &["concurrency"], false).unwrap());
+        let mut other_seed = with("2");
+        other_seed.insert("seed".into(), "2".into());
+        let error = MatchJournal::open(&path, &other_seed, &["concurrency"], false).unwrap_err();
+        assert!(error.to_string().contains("seed: "), "{error}");
+        assert!(!error.to_string().contains("concurrency"), "{error}");
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(
+            text,
+            format!("{MAGIC}\n{{\"concurrency\":\"1\",\"seed\":\"1\"}}\n")
         );
     }
 }
