@@ -158,6 +158,9 @@ declare_search_params! {
     lmr_divisor_percent = 225, 100..=400, step 12;
     /// History score worth one ply of reduction.
     lmr_history_divisor = 16384, 2048..=65536, step 1024;
+    /// At most this many plies of reduction at the root, where a move that
+    /// fails a reduced search is not looked at again that iteration.
+    lmr_root_max = 2, 0..=8, step 1;
     /// Quiescence delta pruning margin (cp).
     delta_margin = 200, 50..=500, step 20;
     /// History bonus: this times depth squared …

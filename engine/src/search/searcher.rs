@@ -782,6 +782,12 @@ impl Worker {
                         self.tables.quiet_score(m, &quiet_context) + picker.threat_bonus(pos, m);
                     reduction -= history / self.sp.lmr_history_divisor;
                     reduction = reduction.clamp(0, (new_depth - 1).max(0));
+                    // At the root a reduced move that fails low is gone for
+                    // the iteration: a quiet sacrifice there needs depth to
+                    // show its point.
+                    if ply == 0 {
+                        reduction = reduction.min(self.sp.lmr_root_max);
+                    }
                 }
                 self.stack[ply].reduction = reduction;
                 score = -self.negamax(
