@@ -203,8 +203,9 @@ again and not replayed, and the match goes on with the next game (at fixed
 nodes or depth and --concurrency 1 the result is the same game for game as
 a match never stopped). A journal made with other settings is refused, its
 differences named, except that at fixed nodes or depth a resume may change
---concurrency (each game is the same whichever worker plays it); --overwrite discards it and starts over. The journal is
-deleted when the match is over and its PGN written.";
+--concurrency (each game is the same whichever worker plays it); --overwrite
+discards it and starts over. The journal is deleted when the match is over
+and its PGN written.";
 
 /// The options of `engine match`.
 #[derive(clap::Args, Debug)]
