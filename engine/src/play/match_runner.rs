@@ -506,6 +506,28 @@ fn forfeit_detail(error: &PlayerError, reason: ForfeitReason) -> String {
     }
 }
 
+/// How long an engine crash waits for a stop request before it counts as
+/// the engine's loss (see [`stops_within`]).
+const CRASH_GRACE: Duration = Duration::from_millis(500);
+
+/// Whether `stopped` turns true within `grace`, polled every 10 ms. A
+/// Ctrl-C reaches the match's engines as well as the runner, whose stop
+/// flag is set by a handler thread the signal wakes: an engine killed by
+/// the signal can be seen dead before the flag is, and its game must then
+/// be abandoned, not scored as a crash (which the resumed match would keep).
+fn stops_within(stopped: &dyn Fn() -> bool, grace: Duration) -> bool {
+    let start = Instant::now();
+    loop {
+        if stopped() {
+            return true;
+        }
+        if start.elapsed() >= grace {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 /// Plays game `index`; `None` when `stopped` turns true meanwhile.
 fn play_match_game(
     settings: &MatchSettings,
@@ -617,6 +639,13 @@ fn play_match_game(
         // to it by hand, or to a group it was moved into): a failure seen
         // while stopping is not the engine's, and the game is abandoned.
         Err(Interruption::Forfeit(..)) if stopped() => return None,
+        // The stop flag may come late: the runner's handler is a thread the
+        // signal wakes, and the engine can die of the same signal first.
+        Err(Interruption::Forfeit(_, ForfeitReason::Crash, _))
+            if stops_within(stopped, CRASH_GRACE) =>
+        {
+            return None;
+        }
         Err(Interruption::Forfeit(color, reason, detail)) => (
             GameResult::win_for(!color),
             GameEnd::Forfeit {
@@ -835,6 +864,18 @@ pub fn resume_match(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_stop_request_that_comes_soon_after_a_crash_is_seen() {
+        let start = Instant::now();
+        let late_stop = || start.elapsed() >= Duration::from_millis(100);
+        assert!(stops_within(&late_stop, CRASH_GRACE));
+        assert!(start.elapsed() >= Duration::from_millis(100));
+        let never = || false;
+        let start = Instant::now();
+        assert!(!stops_within(&never, Duration::from_millis(50)));
+        assert!(start.elapsed() >= Duration::from_millis(50));
+    }
+
     use super::*;
     use crate::search::MATE_SCORE;
 
