@@ -864,6 +864,9 @@ pub fn resume_match(
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use crate::search::MATE_SCORE;
+
     #[test]
     fn a_stop_request_that_comes_soon_after_a_crash_is_seen() {
         let start = Instant::now();
@@ -875,9 +878,6 @@ mod tests {
         assert!(!stops_within(&never, Duration::from_millis(50)));
         assert!(start.elapsed() >= Duration::from_millis(50));
     }
-
-    use super::*;
-    use crate::search::MATE_SCORE;
 
     #[test]
     fn move_comments_read_like_cutechess() {
