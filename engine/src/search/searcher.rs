@@ -758,16 +758,20 @@ impl Worker {
             // re-searched only if they surprise.
             let mut score;
             if moves_searched == 0 {
-                score = -self.negamax(shared, &child, new_depth, -beta, -alpha, ply + 1, false);
+                // The first move of an expected cut node should refute, so
+                // its reply is an expected all node, and the other way
+                // round; a PV node's first move leads to a PV node.
+                let child_cut = !pv_node && !cut_node;
+                score = -self.negamax(shared, &child, new_depth, -beta, -alpha, ply + 1, child_cut);
             } else {
                 // Only quiet moves are reduced: a losing capture may be a
                 // sacrifice, and a reduced search that fails low is never
                 // repeated at full depth.
                 let mut reduction = 0;
-                if depth >= self.sp.lmr_min_depth
+                let reducible = depth >= self.sp.lmr_min_depth
                     && moves_searched >= self.sp.lmr_min_moves as usize + usize::from(pv_node)
-                    && quiet
-                {
+                    && quiet;
+                if reducible {
                     reduction =
                         self.lmr[depth.min(MAX_PLY as i32) as usize][moves_searched.min(63)];
                     reduction += i32::from(!pv_node);
@@ -790,6 +794,8 @@ impl Worker {
                     }
                 }
                 self.stack[ply].reduction = reduction;
+                // A reduced search expects to fail low, so its node is a cut
+                // node; a move searched at full depth alternates the kind.
                 score = -self.negamax(
                     shared,
                     &child,
@@ -797,7 +803,7 @@ impl Worker {
                     -alpha - 1,
                     -alpha,
                     ply + 1,
-                    true,
+                    reducible || !cut_node,
                 );
                 self.stack[ply].reduction = 0;
                 if score > alpha && reduction > 0 {
