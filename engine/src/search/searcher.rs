@@ -869,7 +869,18 @@ impl Worker {
             return alpha;
         }
 
-        // Step 15. Store the result.
+        // Step 15. A fail high far above beta is pulled toward it, the
+        // more so the shallower the search: a score beyond beta from a
+        // null-window search is unreliable (as in Stockfish).
+        if best_score >= beta
+            && best_score.abs() < MATE_BOUND
+            && beta.abs() < MATE_BOUND
+            && alpha.abs() < MATE_BOUND
+        {
+            best_score = (best_score * depth + beta) / (depth + 1);
+        }
+
+        // Step 16. Store the result.
         let bound = Bound::of_result(best_score, beta, best_move.is_some());
         if self.use_tt && excluded.is_none() {
             self.tt.store(
