@@ -147,7 +147,7 @@ declare_search_params! {
     /// … when the hash entry is at most this much shallower.
     se_tt_depth_margin = 3, 1..=6, step 1;
     /// Singular margin per depth (cp).
-    se_margin_per_depth = 2, 1..=8, step 1;
+    se_margin_per_depth = 1, 1..=8, step 1;
     /// Late move reductions from this depth.
     lmr_min_depth = 3, 1..=6, step 1;
     /// … after this many moves searched.

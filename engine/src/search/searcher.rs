@@ -663,6 +663,7 @@ impl Worker {
         let mut moves_searched = 0usize;
         let mut quiets_tried = [None; MAX_QUIETS_TRIED];
         let mut quiets_count = 0usize;
+        let mut tt_move_captures = false;
         let lmp_limit = (self.sp.lmp_base + depth * depth) / if improving { 1 } else { 2 };
 
         while let Some((m, class)) = picker.next_move(pos, &self.tables) {
@@ -686,9 +687,15 @@ impl Worker {
                         picker.skip_quiets();
                         continue;
                     }
-                    if depth <= self.sp.futility_max_depth
+                    // Futility at the depth the move's late-move reduction
+                    // would leave (as Ethereal does): later moves are
+                    // reduced at least as much, so skipping them all holds.
+                    let lmr_depth = (depth
+                        - self.lmr[depth.min(MAX_PLY as i32) as usize][moves_searched.min(63)])
+                    .max(0);
+                    if lmr_depth <= self.sp.futility_max_depth
                         && class == MoveClass::Quiet
-                        && static_eval + self.sp.futility_base + self.sp.futility_margin * depth
+                        && static_eval + self.sp.futility_base + self.sp.futility_margin * lmr_depth
                             <= alpha
                     {
                         picker.skip_quiets();
@@ -714,7 +721,9 @@ impl Worker {
             // search without it fails well below its score (it is
             // "singular", the only good move). If even without it the node
             // fails high, several moves beat beta: cut (multi-cut).
-            let mut extension = i32::from(gives_check);
+            // A check is extended only when it does not lose material by
+            // exchange.
+            let mut extension = i32::from(gives_check && see_ge(pos, m, 0));
             if ply > 0
                 && class == MoveClass::Hash
                 && depth >= self.sp.se_min_depth
@@ -747,6 +756,9 @@ impl Worker {
                     return singular_beta;
                 }
             }
+            if class == MoveClass::Hash && !quiet {
+                tt_move_captures = true;
+            }
             let nodes_before = self.nodes;
             let child = self.make(pos, m);
             let new_depth = depth - 1 + extension;
@@ -758,16 +770,20 @@ impl Worker {
             // re-searched only if they surprise.
             let mut score;
             if moves_searched == 0 {
-                score = -self.negamax(shared, &child, new_depth, -beta, -alpha, ply + 1, false);
+                // The first move of an expected cut node should refute, so
+                // its reply is an expected all node, and the other way
+                // round; a PV node's first move leads to a PV node.
+                let child_cut = !pv_node && !cut_node;
+                score = -self.negamax(shared, &child, new_depth, -beta, -alpha, ply + 1, child_cut);
             } else {
                 // Only quiet moves are reduced: a losing capture may be a
                 // sacrifice, and a reduced search that fails low is never
                 // repeated at full depth.
                 let mut reduction = 0;
-                if depth >= self.sp.lmr_min_depth
+                let reducible = depth >= self.sp.lmr_min_depth
                     && moves_searched >= self.sp.lmr_min_moves as usize + usize::from(pv_node)
-                    && quiet
-                {
+                    && quiet;
+                if reducible {
                     reduction =
                         self.lmr[depth.min(MAX_PLY as i32) as usize][moves_searched.min(63)];
                     reduction += i32::from(!pv_node);
@@ -775,6 +791,9 @@ impl Worker {
                     reduction += i32::from(cut_node);
                     reduction -= i32::from(gives_check);
                     reduction -= i32::from(Some(m) == killer_1 || Some(m) == killer_2);
+                    // After a capturing hash move the quiet moves are less
+                    // likely to matter (Stockfish's ttCapture).
+                    reduction += i32::from(tt_move_captures);
                     // The history plus the threat bonus: a threatened
                     // piece's escape is reduced less, a walk into a threat
                     // more (the picker's score ranks refutations by slot).
@@ -790,6 +809,8 @@ impl Worker {
                     }
                 }
                 self.stack[ply].reduction = reduction;
+                // A reduced search expects to fail low, so its node is a cut
+                // node; a move searched at full depth alternates the kind.
                 score = -self.negamax(
                     shared,
                     &child,
@@ -797,19 +818,25 @@ impl Worker {
                     -alpha - 1,
                     -alpha,
                     ply + 1,
-                    true,
+                    reducible || !cut_node,
                 );
                 self.stack[ply].reduction = 0;
                 if score > alpha && reduction > 0 {
-                    score = -self.negamax(
-                        shared,
-                        &child,
-                        new_depth,
-                        -alpha - 1,
-                        -alpha,
-                        ply + 1,
-                        !cut_node,
-                    );
+                    // Deeper when the reduced search beat the best score by
+                    // far, shallower when only just (as in Stockfish).
+                    let adjusted = new_depth + i32::from(score > best_score + 43 + 2 * new_depth)
+                        - i32::from(score < best_score + 11);
+                    if adjusted > new_depth - reduction {
+                        score = -self.negamax(
+                            shared,
+                            &child,
+                            adjusted,
+                            -alpha - 1,
+                            -alpha,
+                            ply + 1,
+                            !cut_node,
+                        );
+                    }
                 }
                 if pv_node && score > alpha && score < beta {
                     score = -self.negamax(shared, &child, new_depth, -beta, -alpha, ply + 1, false);
@@ -863,7 +890,18 @@ impl Worker {
             return alpha;
         }
 
-        // Step 15. Store the result.
+        // Step 15. A fail high far above beta is pulled toward it, the
+        // more so the shallower the search: a score beyond beta from a
+        // null-window search is unreliable (as in Stockfish).
+        if best_score >= beta
+            && best_score.abs() < MATE_BOUND
+            && beta.abs() < MATE_BOUND
+            && alpha.abs() < MATE_BOUND
+        {
+            best_score = (best_score * depth + beta) / (depth + 1);
+        }
+
+        // Step 16. Store the result.
         let bound = Bound::of_result(best_score, beta, best_move.is_some());
         if self.use_tt && excluded.is_none() {
             self.tt.store(
