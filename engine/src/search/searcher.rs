@@ -415,6 +415,12 @@ impl Worker {
         child
     }
 
+    /// The late-move reduction table's entry for a move searched after
+    /// `moves_searched` others at `depth`, before the node's adjustments.
+    fn base_reduction(&self, depth: i32, moves_searched: usize) -> i32 {
+        self.lmr[depth.min(MAX_PLY as i32) as usize][moves_searched.min(63)]
+    }
+
     /// Prefetches the table bucket of `key` when the search uses the table.
     fn prefetch(&self, key: u64) {
         if self.use_tt {
@@ -690,9 +696,7 @@ impl Worker {
                     // Futility at the depth the move's late-move reduction
                     // would leave (as Ethereal does): later moves are
                     // reduced at least as much, so skipping them all holds.
-                    let lmr_depth = (depth
-                        - self.lmr[depth.min(MAX_PLY as i32) as usize][moves_searched.min(63)])
-                    .max(0);
+                    let lmr_depth = (depth - self.base_reduction(depth, moves_searched)).max(0);
                     if lmr_depth <= self.sp.futility_max_depth
                         && class == MoveClass::Quiet
                         && static_eval + self.sp.futility_base + self.sp.futility_margin * lmr_depth
@@ -784,8 +788,7 @@ impl Worker {
                     && moves_searched >= self.sp.lmr_min_moves as usize + usize::from(pv_node)
                     && quiet;
                 if reducible {
-                    reduction =
-                        self.lmr[depth.min(MAX_PLY as i32) as usize][moves_searched.min(63)];
+                    reduction = self.base_reduction(depth, moves_searched);
                     reduction += i32::from(!pv_node);
                     reduction += i32::from(!improving);
                     reduction += i32::from(cut_node);
