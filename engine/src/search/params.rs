@@ -161,6 +161,14 @@ declare_search_params! {
     /// At most this many plies of reduction at the root, where a move that
     /// fails a reduced search is not looked at again that iteration.
     lmr_root_max = 2, 0..=8, step 1;
+    /// A reduced search that beats alpha is searched again one ply deeper
+    /// when it beats the best score by this (cp) …
+    deeper_margin = 43, 0..=200, step 4;
+    /// … plus this per ply of depth (cp).
+    deeper_margin_per_depth = 2, 0..=10, step 1;
+    /// … and one ply shallower when it beats the best score by less than
+    /// this (cp).
+    shallower_margin = 11, 0..=60, step 2;
     /// Quiescence delta pruning margin (cp).
     delta_margin = 200, 50..=500, step 20;
     /// History bonus: this times depth squared …

@@ -827,8 +827,10 @@ impl Worker {
                 if score > alpha && reduction > 0 {
                     // Deeper when the reduced search beat the best score by
                     // far, shallower when only just (as in Stockfish).
-                    let adjusted = new_depth + i32::from(score > best_score + 43 + 2 * new_depth)
-                        - i32::from(score < best_score + 11);
+                    let deeper_margin =
+                        self.sp.deeper_margin + self.sp.deeper_margin_per_depth * new_depth;
+                    let adjusted = new_depth + i32::from(score > best_score + deeper_margin)
+                        - i32::from(score < best_score + self.sp.shallower_margin);
                     if adjusted > new_depth - reduction {
                         score = -self.negamax(
                             shared,
