@@ -725,9 +725,9 @@ impl Worker {
             // search without it fails well below its score (it is
             // "singular", the only good move). If even without it the node
             // fails high, several moves beat beta: cut (multi-cut).
-            // A check is extended only when it does not lose material by
-            // exchange.
-            let mut extension = i32::from(gives_check && see_ge(pos, m, 0));
+            // Every check is extended: a check that loses material by
+            // exchange is how many sacrificial attacks begin.
+            let mut extension = i32::from(gives_check);
             if ply > 0
                 && class == MoveClass::Hash
                 && depth >= self.sp.se_min_depth
