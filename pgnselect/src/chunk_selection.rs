@@ -13,6 +13,7 @@ use engine::chess::position::key;
 use engine::formats::labeled::LabeledPosition;
 use engine::formats::pgn_chunks::GameChunk;
 use engine::formats::pgn_games::{Check, read_games};
+use shakmaty::Position;
 
 use crate::game_visitor::{GameVerdict, SamplingVisitor};
 use crate::output_format::OutputFormat;
@@ -138,6 +139,20 @@ fn add_positions(
         selection.stats.candidates += 1;
         game_history.clear();
         game_history.extend_from_slice(&history[..candidate.history_len.min(history.len())]);
+        let score = match judge.comment_scores() {
+            None => None,
+            Some(rule) => match rule.label(
+                candidate.comment_score,
+                candidate.position.turn().is_white(),
+                candidate.tactical_move,
+            ) {
+                Ok(cp) => Some(cp),
+                Err(reason) => {
+                    selection.stats.count_drop(reason);
+                    continue;
+                }
+            },
+        };
         let mut castled = candidate.castled;
         match judge.judge(
             candidate.position,
@@ -149,7 +164,7 @@ fn add_positions(
             Ok(position) => {
                 let record = LabeledPosition {
                     result: with_result.then_some(result),
-                    score: None,
+                    score,
                     position,
                 };
                 format.append_line(&record, castled, &mut selection.text);

@@ -17,7 +17,7 @@ use crate::game_filter::GameFilter;
 use crate::game_visitor::VisitorSettings;
 use crate::output_format::OutputFormat;
 use crate::pipeline::RunSettings;
-use crate::position_filter::{PositionFilter, QuietMode, ResultCheck, ScoreBound};
+use crate::position_filter::{CommentScores, PositionFilter, QuietMode, ResultCheck, ScoreBound};
 use crate::sampling::SamplingRules;
 
 /// Deepest `--search-depth` accepted: deeper searches make no sense for
@@ -40,6 +40,9 @@ const DEFAULT_MIN_GAP: u32 = 3;
 /// Default most plies between two samples of a game.
 const DEFAULT_MAX_GAP: u32 = 16;
 
+/// Default `--max-comment-score`: 20 pawns.
+const DEFAULT_MAX_COMMENT_SCORE: u32 = 2000;
+
 /// Default depth of the `--max-score` search.
 const DEFAULT_SEARCH_DEPTH: u32 = 2;
 
@@ -49,8 +52,8 @@ Sampling: in each game the first candidate ply is drawn uniformly in
 previous candidate; candidates beyond max-ply (or the game's end) are not
 taken. Plies are absolute (from the FEN tag's move number for set-up games),
 so a written position's fmvn tells its ply. A candidate then goes through, in
-order: no legal move (dropped), --random-move, --min-pieces, --quiet,
---max-score. Games are skipped when they have no result (* or no Result tag),
+order: --comment-scores, no legal move (dropped), --random-move,
+--min-pieces, --quiet, --max-score. Games are skipped when they have no result (* or no Result tag),
 a player below --min-elo (or unrated), fewer than --min-game-plies plies, a
 Variant tag other than standard chess (standard, chess, normal, from
 position, classical; any case), (with --result-check) a final position
@@ -80,7 +83,21 @@ Output lines read back with engine::formats::labeled (the tuner and the labeler)
           Arasan's tuner reads it: 0 may castle either side, 1 king side only,
           2 queen side only, 3 castled king side, 4 castled queen side,
           5 cannot castle; c2: White's score)
-  csv     fen,result,score header, then <fen>,<1-0|0-1|1/2-1/2>, (score empty)
+  csv     fen,result,score header, then <fen>,<1-0|0-1|1/2-1/2>,<score>
+          (the score empty without --comment-scores)
+
+Training data from engine games: engine tournaments, SPRT runs and online
+databases comment each move with the engine's score. --comment-scores labels
+each position with the score in the comment of the move played from it, as
+ce (centipawns, side to move) beside the result: {+0.35/12 0.104s} as
+cutechess-cli, fastchess and `engine match` write it (the mover's view, pawns
+with decimals, then /depth), or [%eval 0.35] as lichess writes it (White's
+view). A position is dropped and counted when that comment has no score, the
+score is a mate, it is beyond --max-comment-score, or the move captured or
+promoted (the score then values a tactic in progress). Every position of
+every game, for the tuner's --lambda 0:
+  pgnselect --comment-scores --min-ply 0 --max-ply 1000 -d 1 -s 1 --quiet \
+      -o scored.epd games.pgn
 
 Arasan pgnselect options work as there: -min N = --min-ply N, -max N =
 --max-ply N, -d N = -d/--min-gap N (least distance between samples), -s N =
@@ -197,6 +214,26 @@ pub struct Cli {
     )]
     pub search_depth: u32,
 
+    /// Label each position with the engine's score in the comment of the
+    /// move played from it (`ce`, centipawns, side to move), read as
+    /// `{+0.35/12 0.1s}` (the mover's view) or `[%eval 0.35]` (White's);
+    /// positions whose move has no such score, a mate score, a score
+    /// beyond --max-comment-score, or that captured or promoted are dropped
+    /// and counted. Not with --random-move or --quiet=resolve, which change
+    /// the position the score belongs to, nor --format arasan, which has no
+    /// score field.
+    #[arg(long, conflicts_with = "random_move")]
+    pub comment_scores: bool,
+
+    /// Largest absolute comment score kept, in centipawns (--comment-scores).
+    #[arg(
+        long,
+        default_value_t = DEFAULT_MAX_COMMENT_SCORE,
+        value_name = "CP",
+        requires = "comment_scores"
+    )]
+    pub max_comment_score: u32,
+
     /// Skip games unless both players are rated at least ELO.
     #[arg(long, value_name = "ELO")]
     pub min_elo: Option<u32>,
@@ -274,12 +311,26 @@ impl Cli {
             margin: i32::try_from(cp).unwrap_or(i32::MAX),
             depth: self.search_depth,
         });
+        if self.comment_scores && self.quiet == Some(QuietMode::Resolve) {
+            bail!(
+                "--comment-scores cannot be used with --quiet=resolve: the resolved position is not the one the comment scores"
+            );
+        }
+        if self.comment_scores && self.format == OutputFormat::Arasan {
+            bail!(
+                "--comment-scores needs --format epd or csv: the arasan format has no score field"
+            );
+        }
+        let comment_scores = self.comment_scores.then(|| CommentScores {
+            max_score: i32::try_from(self.max_comment_score).unwrap_or(i32::MAX),
+        });
         let positions = PositionFilter {
             random_move: self.random_move,
             min_pieces: self.min_pieces,
             quiet: self.quiet,
             score_bound,
             result_check,
+            comment_scores,
         };
         Ok(RunSettings {
             threads,
@@ -291,6 +342,7 @@ impl Cli {
                 },
                 keep_history: positions.needs_history(),
                 seed: self.seed,
+                comment_scores: comment_scores.is_some(),
             },
             positions,
             format: self.format,

@@ -16,10 +16,11 @@ use std::ops::ControlFlow;
 
 use engine::chess::position::key;
 use engine::chess::san::resolve_san;
+use engine::formats::comment_score::{CommentScore, parse_comment_score};
 use engine::formats::labeled::{Castled, GameResult};
 use engine::formats::pgn_games::GameVisitor;
 use engine::formats::pgn_tags::GameTags;
-use pgn_reader::{RawTag, SanPlus, Skip, Visitor};
+use pgn_reader::{RawComment, RawTag, SanPlus, Skip, Visitor};
 use shakmaty::{Chess, Position};
 
 use crate::game_filter::{GameFilter, SkipReason};
@@ -50,6 +51,11 @@ pub struct Candidate {
     pub has_successor: bool,
     /// The side each colour castled to before it, if it did.
     pub castled: Castled,
+    /// The score in the comment of the move played from it (read only with
+    /// [`VisitorSettings::comment_scores`]).
+    pub comment_score: Option<CommentScore>,
+    /// Whether the move played from it captured or promoted.
+    pub tactical_move: bool,
 }
 
 /// The state of the game being read.
@@ -62,6 +68,9 @@ pub struct GameInProgress {
     result: GameResult,
     any_tag: bool,
     castled: Castled,
+    /// The index of the candidate the last move was played from, if it was
+    /// played from one: comments after the move score it.
+    move_from_candidate: Option<usize>,
 }
 
 /// The settings a visitor needs.
@@ -75,6 +84,9 @@ pub struct VisitorSettings {
     pub keep_history: bool,
     /// The run's seed.
     pub seed: u64,
+    /// Whether to read the score in the comment of the move played from
+    /// each candidate (`--comment-scores`).
+    pub comment_scores: bool,
 }
 
 /// The visitor; one per worker, reused from game to game.
@@ -146,6 +158,8 @@ impl SamplingVisitor {
                 ply: game.ply,
                 has_successor: false,
                 castled: game.castled,
+                comment_score: None,
+                tactical_move: false,
             });
         }
         game.next_candidate = rules.next_candidate(game.ply, &mut self.rng);
@@ -209,6 +223,7 @@ impl Visitor for SamplingVisitor {
             result,
             any_tag,
             castled: Castled::default(),
+            move_from_candidate: None,
         };
         self.consider(&mut game);
         ControlFlow::Continue(game)
@@ -232,11 +247,36 @@ impl Visitor for SamplingVisitor {
         if self.settings.keep_history {
             self.history.push(key(&game.position));
         }
+        // The candidate this move is played from (always the last one).
+        game.move_from_candidate = match self.candidates.last_mut() {
+            Some(candidate) if candidate.ply == game.ply => {
+                candidate.tactical_move = m.is_capture() || m.is_promotion();
+                Some(self.candidates.len() - 1)
+            }
+            _ => None,
+        };
         game.castled.record(&game.position, m);
         game.position.play_unchecked(m);
         game.ply += 1;
         game.plies_played += 1;
         self.consider(game);
+        ControlFlow::Continue(())
+    }
+
+    /// With `comment_scores`, the first score among the comments after a
+    /// move labels the candidate that move was played from.
+    fn comment(
+        &mut self,
+        game: &mut GameInProgress,
+        comment: RawComment<'_>,
+    ) -> ControlFlow<GameVerdict> {
+        if self.settings.comment_scores
+            && let Some(index) = game.move_from_candidate
+            && let Some(candidate) = self.candidates.get_mut(index)
+            && candidate.comment_score.is_none()
+        {
+            candidate.comment_score = parse_comment_score(comment.as_bytes());
+        }
         ControlFlow::Continue(())
     }
 

@@ -3,8 +3,8 @@
 //! Lines are formatted by [`engine::formats::labeled`]'s writers, so every tool reads
 //! them back with the same [`engine::formats::labeled::LabeledReader`]: canonical
 //! EPD (`hmvc`, `fmvn`, `c9`), Arasan-compatible EPD (`c1 "0 3"` castle status, `c2 "1.0"` result), or CSV
-//! with a `fen,result,score` header (the score column stays empty: pgnselect
-//! does not label scores). [`OutputSink`] writes to a file atomically (a
+//! with a `fen,result,score` header (the score column is empty unless
+//! `--comment-scores` labels the positions). [`OutputSink`] writes to a file atomically (a
 //! temporary file renamed on [`OutputSink::finish`]) or streams to standard
 //! output.
 
@@ -26,7 +26,8 @@ const STDOUT_BUFFER_BYTES: usize = 1 << 16;
 /// How positions are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, ValueEnum)]
 pub enum OutputFormat {
-    /// Canonical EPD: board, `hmvc`, `fmvn`, `c9 "1-0"`.
+    /// Canonical EPD: board, `hmvc`, `fmvn`, `c9 "1-0"` (and `ce` with
+    /// `--comment-scores`).
     #[default]
     Epd,
     /// Arasan's tuner format: board, `c1 "3 5"` (castle statuses), `c2 "1.0"`.
@@ -50,6 +51,9 @@ impl OutputFormat {
                     out.extend_from_slice(result.pgn().as_bytes());
                 }
                 out.push(b',');
+                if let Some(score) = record.score {
+                    out.extend_from_slice(score.to_string().as_bytes());
+                }
             }
         }
     }

@@ -1,9 +1,12 @@
-//! What happens to a sampled position before it is written: the random
-//! move, the piece-count floor, the quietness test and the search filter.
+//! What happens to a sampled position before it is written: the comment
+//! score, the random move, the piece-count floor, the quietness test and the
+//! search filter.
 //!
 //! [`PositionFilter`] holds the settings and [`PositionJudge`] applies them
 //! with the per-thread state (a [`Searcher`] when a mode needs the engine).
-//! In order: a position without legal moves (mate, stalemate) is dropped;
+//! First, with `--comment-scores` ([`CommentScores`]), a position is labeled
+//! with the score of the comment after the move played from it, or dropped.
+//! Then, in order: a position without legal moves (mate, stalemate) is dropped;
 //! `--random-move` replaces the position by the one after a uniformly drawn
 //! legal move; `--min-pieces` drops sparse positions; `--quiet=check` drops
 //! positions where the side to move is in check or has a capture (or
@@ -24,6 +27,7 @@ use std::sync::Arc;
 use clap::ValueEnum;
 use engine::chess::position::piece_count;
 use engine::eval::Params;
+use engine::formats::comment_score::CommentScore;
 use engine::formats::labeled::{Castled, GameResult};
 use engine::search::movepick::see_ge;
 use engine::search::{SearchLimits, Searcher};
@@ -84,6 +88,45 @@ impl ResultCheck {
     }
 }
 
+/// `--comment-scores`: positions are labeled with the score in the comment
+/// of the move played from them. A position is dropped when that comment
+/// has no score, when the score is a mate, when it is beyond
+/// `max_score`, or when the move captured or promoted: the engine's score
+/// then values a tactic in progress, which a static evaluation cannot see
+/// (the labeler drops such positions for the same reason).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CommentScores {
+    /// Largest absolute score kept, centipawns (side to move).
+    pub max_score: i32,
+}
+
+impl CommentScores {
+    /// The score (centipawns, side to move) that labels a position, White
+    /// to move when `white_to_move`, whose move's comment held `score` and
+    /// which `tactical_move` says captured or promoted.
+    ///
+    /// # Errors
+    /// Why the position is dropped.
+    pub fn label(
+        &self,
+        score: Option<CommentScore>,
+        white_to_move: bool,
+        tactical_move: bool,
+    ) -> Result<i32, DropReason> {
+        let score = score.ok_or(DropReason::NoCommentScore)?;
+        let cp = score
+            .for_mover(white_to_move)
+            .ok_or(DropReason::MateCommentScore)?;
+        if tactical_move {
+            return Err(DropReason::TacticalMove);
+        }
+        if cp.abs() > self.max_score {
+            return Err(DropReason::CommentScoreBeyondBound);
+        }
+        Ok(cp)
+    }
+}
+
 /// The position-level settings.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PositionFilter {
@@ -98,6 +141,8 @@ pub struct PositionFilter {
     /// The game-result check, if any (a game-level filter, here because it
     /// needs the same searcher).
     pub result_check: Option<ResultCheck>,
+    /// Labels from move comments, if asked for.
+    pub comment_scores: Option<CommentScores>,
 }
 
 impl PositionFilter {
@@ -126,6 +171,15 @@ pub enum DropReason {
     NotQuiet,
     /// Search score beyond `--max-score`.
     ScoreBeyondBound,
+    /// No score in the comment of the move played from it
+    /// (`--comment-scores`).
+    NoCommentScore,
+    /// A mate score in that comment.
+    MateCommentScore,
+    /// The move played from it captured or promoted.
+    TacticalMove,
+    /// The comment's score beyond `--max-comment-score`.
+    CommentScoreBeyondBound,
 }
 
 /// Whether the side to move is not in check and has no capture or
@@ -166,6 +220,11 @@ impl PositionJudge {
         if let Some(searcher) = &mut self.searcher {
             searcher.new_game();
         }
+    }
+
+    /// The `--comment-scores` rule, if any.
+    pub fn comment_scores(&self) -> Option<CommentScores> {
+        self.filter.comment_scores
     }
 
     /// Number of searches (`--max-score`, `--result-check`) run so far.
@@ -277,6 +336,43 @@ impl PositionJudge {
 mod tests {
     use super::*;
     use engine::chess::position::parse_fen;
+
+    #[test]
+    fn comment_scores_label_or_drop() {
+        let rule = CommentScores { max_score: 300 };
+        assert_eq!(
+            rule.label(Some(CommentScore::Mover(-40)), false, false),
+            Ok(-40)
+        );
+        assert_eq!(
+            rule.label(Some(CommentScore::White(-40)), false, false),
+            Ok(40)
+        );
+        assert_eq!(
+            rule.label(Some(CommentScore::White(25)), true, false),
+            Ok(25)
+        );
+        assert_eq!(
+            rule.label(None, true, false),
+            Err(DropReason::NoCommentScore)
+        );
+        assert_eq!(
+            rule.label(Some(CommentScore::Mate), true, false),
+            Err(DropReason::MateCommentScore)
+        );
+        assert_eq!(
+            rule.label(Some(CommentScore::Mover(10)), true, true),
+            Err(DropReason::TacticalMove)
+        );
+        assert_eq!(
+            rule.label(Some(CommentScore::Mover(301)), true, false),
+            Err(DropReason::CommentScoreBeyondBound)
+        );
+        assert_eq!(
+            rule.label(Some(CommentScore::White(-300)), true, false),
+            Ok(-300)
+        );
+    }
 
     #[test]
     fn quietness_by_see() {

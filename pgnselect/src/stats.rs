@@ -47,6 +47,16 @@ pub struct SelectionStats {
     pub dropped_not_quiet: u64,
     /// Sampled positions beyond `--max-score`.
     pub dropped_score: u64,
+    /// Sampled positions whose move's comment had no score.
+    pub dropped_no_comment_score: u64,
+    /// Sampled positions whose move's comment had a mate score.
+    pub dropped_mate_comment_score: u64,
+    /// Sampled positions whose move captured or promoted
+    /// (`--comment-scores`).
+    pub dropped_tactical_move: u64,
+    /// Sampled positions whose comment score was beyond
+    /// `--max-comment-score`.
+    pub dropped_comment_score_bound: u64,
     /// Searches run for `--max-score`.
     pub searches: u64,
     /// Nodes visited by those searches.
@@ -76,6 +86,10 @@ impl SelectionStats {
             DropReason::FewPieces => &mut self.dropped_few_pieces,
             DropReason::NotQuiet => &mut self.dropped_not_quiet,
             DropReason::ScoreBeyondBound => &mut self.dropped_score,
+            DropReason::NoCommentScore => &mut self.dropped_no_comment_score,
+            DropReason::MateCommentScore => &mut self.dropped_mate_comment_score,
+            DropReason::TacticalMove => &mut self.dropped_tactical_move,
+            DropReason::CommentScoreBeyondBound => &mut self.dropped_comment_score_bound,
         } += 1;
     }
 
@@ -95,10 +109,22 @@ impl SelectionStats {
         self.dropped_few_pieces += other.dropped_few_pieces;
         self.dropped_not_quiet += other.dropped_not_quiet;
         self.dropped_score += other.dropped_score;
+        self.dropped_no_comment_score += other.dropped_no_comment_score;
+        self.dropped_mate_comment_score += other.dropped_mate_comment_score;
+        self.dropped_tactical_move += other.dropped_tactical_move;
+        self.dropped_comment_score_bound += other.dropped_comment_score_bound;
         self.searches += other.searches;
         self.search_nodes += other.search_nodes;
         self.duplicates += other.duplicates;
         self.written += other.written;
+    }
+
+    /// Positions dropped by the `--comment-scores` rules.
+    pub fn dropped_by_comment(&self) -> u64 {
+        self.dropped_no_comment_score
+            + self.dropped_mate_comment_score
+            + self.dropped_tactical_move
+            + self.dropped_comment_score_bound
     }
 
     /// Games skipped for any reason (malformed ones excluded).
@@ -133,6 +159,16 @@ impl SelectionStats {
             .skip("positions_few_pieces", self.dropped_few_pieces)
             .skip("positions_not_quiet", self.dropped_not_quiet)
             .skip("positions_beyond_max_score", self.dropped_score)
+            .skip("positions_no_comment_score", self.dropped_no_comment_score)
+            .skip(
+                "positions_mate_comment_score",
+                self.dropped_mate_comment_score,
+            )
+            .skip("positions_tactical_move", self.dropped_tactical_move)
+            .skip(
+                "positions_beyond_max_comment_score",
+                self.dropped_comment_score_bound,
+            )
             .skip("positions_duplicate", self.duplicates)
             .timing("total_seconds", elapsed)
             .rate(
@@ -180,12 +216,23 @@ impl SelectionStats {
             self.dropped_game_over
                 + self.dropped_few_pieces
                 + self.dropped_not_quiet
-                + self.dropped_score,
+                + self.dropped_score
+                + self.dropped_by_comment(),
             self.dropped_game_over,
             self.dropped_few_pieces,
             self.dropped_not_quiet,
             self.dropped_score
         );
+        if self.dropped_by_comment() > 0 {
+            let _ = writeln!(
+                out,
+                "  dropped by --comment-scores: no score in the move's comment {}, mate score {}, capture or promotion played {}, beyond max comment score {}",
+                self.dropped_no_comment_score,
+                self.dropped_mate_comment_score,
+                self.dropped_tactical_move,
+                self.dropped_comment_score_bound
+            );
+        }
         let _ = write!(
             out,
             "  duplicates dropped {}, positions written {} ({:.0} positions/s)",

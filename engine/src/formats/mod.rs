@@ -3,7 +3,7 @@
 //! ([`bullet`]), compressed or plain inputs ([`input`]), atomic outputs
 //! ([`atomic_file`]), PGN splitting, reading and writing ([`pgn_chunks`],
 //! [`pgn_games`], [`pgn_tags`], [`pgn_record`]), Polyglot books
-//! ([`book`]), test suites ([`epd_suite`], [`perft_suite`]), the
+//! ([`book`]), engine scores in move comments ([`comment_score`]), test suites ([`epd_suite`], [`perft_suite`]), the
 //! evaluation's params text file ([`params_file`]), the search parameters'
 //! ([`search_params_file`]) and the ECO table of named openings ([`eco`]).
 //! Formats use the core; the core never uses them.
@@ -11,6 +11,7 @@
 pub mod atomic_file;
 pub mod book;
 pub mod bullet;
+pub mod comment_score;
 pub mod eco;
 pub mod eco_table;
 pub mod epd_suite;
