@@ -6,7 +6,9 @@
 //! For the others it plays every move of the main line (variations are
 //! skipped), so an illegal or ambiguous move anywhere makes the game
 //! malformed, and remembers the positions at the sampled plies as
-//! [`Candidate`]s. What the reader lets through (a game cut short, stray
+//! [`Candidate`]s, with (for `--comment-scores`) the score in the comment
+//! of the move played from each and whether that move captured or
+//! promoted. What the reader lets through (a game cut short, stray
 //! tokens, a comment running into the next game) is checked on the game's
 //! text by [`engine::formats::pgn_games::read_games`]; the caller takes the
 //! candidates with [`SamplingVisitor::take_candidates`] only once the game
