@@ -251,6 +251,15 @@ struct TrainArgs {
     #[arg(long, value_name = "BLOCKS", value_delimiter = ',', value_parser = block_name)]
     blocks: Vec<String>,
 
+    /// Keep these parameter blocks fixed (comma-separated names as in the
+    /// params file). For a tune of everything, freeze
+    /// `king_attack_units,king_check_units`: tuned, those units become
+    /// fractional, the king-attack table learns the fractional counters they
+    /// give, and rounding them to the engine's integers undoes much of the
+    /// gain.
+    #[arg(long, value_name = "BLOCKS", value_delimiter = ',', value_parser = block_name)]
+    freeze_blocks: Vec<String>,
+
     /// Keep these groups fixed (comma-separated; the groups of --tune).
     #[arg(long, value_name = "GROUPS", value_delimiter = ',', value_parser = group_parser(), hide_possible_values = true)]
     freeze: Vec<Group>,
@@ -868,7 +877,9 @@ fn train_on(
 ) -> Result<()> {
     let space = ParamSpace::new(&cli.tune, &cli.freeze)
         .only_blocks(&cli.blocks)
-        .map_err(|e| anyhow!("--blocks: {e}"))?;
+        .map_err(|e| anyhow!("--blocks: {e}"))?
+        .freeze_blocks(&cli.freeze_blocks)
+        .map_err(|e| anyhow!("--freeze-blocks: {e}"))?;
     let initial = ParamSpace::weights(&start_params);
     let settings = TrainerSettings {
         objective: cli.objective,
@@ -910,6 +921,10 @@ fn train_on(
     let blocks = match space.only_blocks_names() {
         [] => String::new(),
         names => format!("; blocks {}", names.join(", ")),
+    };
+    let blocks = match space.frozen_blocks_names() {
+        [] => blocks,
+        names => format!("{blocks}; frozen blocks {}", names.join(", ")),
     };
     eprintln!(
         "tuning {} of {} weights ({}{blocks})",

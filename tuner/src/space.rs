@@ -3,8 +3,9 @@
 //! each one's declared bounds and whether this run may change it.
 //!
 //! Which parameters are tunable is decided by group (`--tune`, `--freeze`),
-//! narrowed to named blocks by `--blocks` (a new term tuned on its own);
-//! slots that are structurally zero (the king's material value) never are.
+//! narrowed to named blocks by `--blocks` (a new term tuned on its own)
+//! or with named blocks held fixed by `--freeze-blocks` (the king-attack
+//! units, whose fractional values rounding would undo); slots that are structurally zero (the king's material value) never are.
 //! Weights are rounded to the engine's integers only when written out, and
 //! the optimiser keeps them within the bounds, so every rounded set is an
 //! in-bounds parameter set of the engine.
@@ -22,6 +23,8 @@ pub struct ParamSpace {
     tuned_groups: Vec<Group>,
     /// The blocks `--blocks` narrowed the space to (empty: not narrowed).
     only_blocks: Vec<&'static str>,
+    /// The blocks `--freeze-blocks` held fixed.
+    frozen_blocks: Vec<&'static str>,
 }
 
 impl ParamSpace {
@@ -39,6 +42,7 @@ impl ParamSpace {
                 .filter(|g| (tune.is_empty() || tune.contains(g)) && !freeze.contains(g))
                 .collect(),
             only_blocks: Vec::new(),
+            frozen_blocks: Vec::new(),
         };
         for b in BLOCKS {
             let on = space.tuned_groups.contains(&b.group);
@@ -75,6 +79,33 @@ impl ParamSpace {
             }
         }
         Ok(self)
+    }
+
+    /// This space with the blocks named in `names` held fixed.
+    ///
+    /// # Errors
+    /// A name that is not a block, or one this space was narrowed to by
+    /// [`ParamSpace::only_blocks`].
+    pub fn freeze_blocks(mut self, names: &[String]) -> Result<Self, String> {
+        if let Some(name) = names.iter().find(|n| block_by_name(n).is_none()) {
+            return Err(format!("{name:?} is not a parameter block"));
+        }
+        for b in BLOCKS {
+            if names.iter().any(|n| n == b.name) {
+                if self.only_blocks.contains(&b.name) {
+                    return Err(format!("{:?} is named by --blocks too", b.name));
+                }
+                self.frozen_blocks.push(b.name);
+                let scalars = 2 * b.block.start..2 * (b.block.start + b.block.len);
+                self.tunable[scalars].fill(false);
+            }
+        }
+        Ok(self)
+    }
+
+    /// The blocks `--freeze-blocks` held fixed, in declaration order.
+    pub fn frozen_blocks_names(&self) -> &[&'static str] {
+        &self.frozen_blocks
     }
 
     /// The blocks `--blocks` narrowed this space to, in declaration order
@@ -199,6 +230,38 @@ mod tests {
         let frozen = ParamSpace::new(&[], Group::ALL);
         let f = ParamSpace::weights(&frozen.rounded_greedy(&weights, target));
         assert_eq!((f[a], f[b], f[c]), (1.0, 1.0, 3.0));
+    }
+
+    #[test]
+    fn frozen_blocks_keep_still_and_the_rest_moves() {
+        let all = ParamSpace::new(&[], &[]);
+        let space = ParamSpace::new(&[], &[])
+            .freeze_blocks(&[
+                "king_check_units".to_string(),
+                "king_attack_units".to_string(),
+            ])
+            .unwrap();
+        let units = blocks::king_attack_units.start..blocks::king_check_units.start + 4;
+        for i in 0..space.len() {
+            let expected = all.tunable()[i] && !units.contains(&(i / 2));
+            assert_eq!(space.tunable()[i], expected, "scalar {i}");
+        }
+        assert_eq!(all.tunable_count() - space.tunable_count(), 16);
+        assert_eq!(
+            space.frozen_blocks_names(),
+            ["king_attack_units", "king_check_units"]
+        );
+        let err = ParamSpace::new(&[], &[])
+            .only_blocks(&["tempo".to_string()])
+            .unwrap()
+            .freeze_blocks(&["tempo".to_string()])
+            .unwrap_err();
+        assert!(err.contains("--blocks"), "{err}");
+        assert!(
+            ParamSpace::new(&[], &[])
+                .freeze_blocks(&["no_such_block".to_string()])
+                .is_err()
+        );
     }
 
     #[test]

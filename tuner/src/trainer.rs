@@ -329,6 +329,9 @@ impl Trainer {
         if !space.only_blocks_names().is_empty() {
             r.set("--blocks", space.only_blocks_names().join(","));
         }
+        if !space.frozen_blocks_names().is_empty() {
+            r.set("--freeze-blocks", space.frozen_blocks_names().join(","));
+        }
         r.set("--seed", settings.seed);
         r.set("-R/--recompute-pv", settings.recompute_every);
         r.set(

@@ -433,6 +433,7 @@ fn non_finite_and_out_of_range_options_are_refused_at_parse_time() {
         ("--validation", "1"),
         ("--validation", "nan"),
         ("--blocks", "no_such_block"),
+        ("--freeze-blocks", "no_such_block"),
     ] {
         // The input does not exist: parsing fails before anything is read.
         let out = tuner(&[&format!("{option}={value}"), "missing.epd"], dir.path());
