@@ -53,10 +53,11 @@ previous candidate; candidates beyond max-ply (or the game's end) are not
 taken. Plies are absolute (from the FEN tag's move number for set-up games),
 so a written position's fmvn tells its ply. A candidate then goes through, in
 order: --comment-scores, no legal move (dropped), --random-move,
---min-pieces, --quiet, --max-score. Games are skipped when they have no result (* or no Result tag),
-a player below --min-elo (or unrated), fewer than --min-game-plies plies, a
-Variant tag other than standard chess (standard, chess, normal, from
-position, classical; any case), (with --result-check) a final position
+--min-pieces, --quiet, --max-score. Games are skipped when they have no
+result (* or no Result tag), a player below --min-elo (or unrated), fewer
+than --min-game-plies plies, a Variant tag other than standard chess
+(standard, chess, normal, from position, classical; any case), (with
+--result-check) a final position
 whose search contradicts the result, or a Termination or TerminationDetails
 tag saying that the result does not reflect the play: one containing (any
 case) time forfeit, on time, forfeit, abandon, unterminated, infraction,
