@@ -33,8 +33,8 @@ impl CommentScore {
     }
 }
 
-/// Largest score accepted, in pawns: beyond it a number is not a
-/// position's score (it would also overflow centipawns in `i32` far later).
+/// Largest score accepted, in pawns: a larger number is not a position's
+/// score, and its centipawns stay far inside `i32`.
 const MAX_PAWNS: f64 = 100_000.0;
 
 /// The score in one comment's text (without its braces), if it has one: a
