@@ -5,6 +5,9 @@
 
 use std::process::Command;
 
+#[path = "../../engine/tests/support/cli.rs"]
+mod cli;
+
 use engine::formats::labeled::{GameResult, LabeledReader};
 use serde_json::Value;
 use shakmaty::{Color, Position};
@@ -45,32 +48,34 @@ struct Run {
 
 fn run(format: &str, extra: &[&str]) -> Run {
     let dir = tempfile::tempdir().unwrap();
-    let pgn = dir.path().join("games.pgn");
-    std::fs::write(&pgn, format!("{TOURNAMENT_GAME}\n{LICHESS_GAME}")).unwrap();
+    let pgn = cli::write(
+        dir.path(),
+        "games.pgn",
+        &format!("{TOURNAMENT_GAME}\n{LICHESS_GAME}"),
+    );
     let (out, summary) = (dir.path().join("out"), dir.path().join("summary.json"));
-    let output = Command::new(env!("CARGO_BIN_EXE_pgnselect"))
-        .args(["--comment-scores", "--min-ply", "0", "--max-ply", "1000"])
-        .args([
-            "-d",
-            "1",
-            "-s",
-            "1",
-            "--no-dedup",
-            "--no-progress",
-            "-t",
-            "1",
-        ])
-        .args(["--format", format])
-        .args(extra)
-        .arg("-o")
-        .arg(&out)
-        .arg("--summary")
-        .arg(&summary)
-        .arg(&pgn)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
-    assert!(output.status.success(), "{stderr}");
+    let output = cli::run_ok(
+        Command::new(env!("CARGO_BIN_EXE_pgnselect"))
+            .args(["--comment-scores", "--min-ply", "0", "--max-ply", "1000"])
+            .args([
+                "-d",
+                "1",
+                "-s",
+                "1",
+                "--no-dedup",
+                "--no-progress",
+                "-t",
+                "1",
+            ])
+            .args(["--format", format])
+            .args(extra)
+            .arg("-o")
+            .arg(&out)
+            .arg("--summary")
+            .arg(&summary)
+            .arg(&pgn),
+    );
+    let stderr = cli::stderr(&output);
     Run {
         text: std::fs::read_to_string(&out).unwrap(),
         summary: serde_json::from_str(&std::fs::read_to_string(&summary).unwrap()).unwrap(),
