@@ -188,11 +188,11 @@ declare_search_params! {
     /// … at least this (%).
     tm_node_min_percent = 50, 10..=100, step 5;
     /// Moves assumed left in a sudden-death game.
-    tm_default_moves_to_go = 30, 10..=60, step 2;
+    tm_default_moves_to_go = 25, 10..=60, step 2;
     /// Cap on movestogo.
     tm_max_moves_to_go = 50, 10..=100, step 5;
     /// Share of the increment added to the per-move base time (%).
-    tm_increment_percent = 75, 0..=100, step 5;
+    tm_increment_percent = 100, 0..=100, step 5;
     /// The hard limit is this multiple of the soft limit (%).
     tm_hard_over_soft_percent = 400, 100..=1000, step 25;
     /// The hard limit never exceeds this share of the time left (%).
