@@ -5,6 +5,7 @@
 //! units every caller shares ([`score`]). Part
 //! of the core: it uses the chess rules and the evaluation, no I/O.
 
+pub mod correction;
 pub mod movepick;
 pub mod params;
 pub mod score;

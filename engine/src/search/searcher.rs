@@ -22,6 +22,7 @@ use std::time::Duration;
 
 use shakmaty::{Chess, Color, Move, MoveList, Position, Role};
 
+use super::correction::{CorrectionHistory, CorrectionSlots};
 use super::movepick::{
     MoveClass, MoveContext, MovePicker, MoveScores, OrderingTables, QuietContext, is_quiet, see_ge,
     see_value,
@@ -194,6 +195,8 @@ struct Worker {
     sp: SearchParams,
     tt: Arc<TranspositionTable>,
     tables: OrderingTables,
+    /// What the search learnt about the static evaluation's errors.
+    correction: CorrectionHistory,
     stack: Vec<Frame>,
     /// Keys of the game history followed by the current search path.
     keys: Vec<u64>,
@@ -291,6 +294,7 @@ impl Worker {
             sp,
             tt,
             tables: OrderingTables::new(),
+            correction: CorrectionHistory::new(),
             stack: vec![Frame::EMPTY; MAX_PLY + 4],
             keys: Vec::with_capacity(1024),
             pv_table: vec![[None; MAX_PLY + 1]; MAX_PLY + 1],
@@ -506,15 +510,24 @@ impl Worker {
             return e.score;
         }
 
-        // Step 5. Static evaluation, refined by the table's score when its
-        // bound says the true score lies on that side.
-        let static_eval = if in_check {
+        // Step 5. Static evaluation, corrected by what the search learnt
+        // of its errors in similar positions, then refined by the table's
+        // score when its bound says the true score lies on that side. The
+        // table keeps the uncorrected evaluation.
+        let correction_slots = CorrectionSlots::of(pos);
+        let raw_eval = if in_check {
             EVAL_NONE
         } else {
             match tt_entry {
                 Some(e) if e.static_eval != EVAL_NONE => e.static_eval,
                 _ => self.evaluate(pos),
             }
+        };
+        let static_eval = if in_check {
+            EVAL_NONE
+        } else {
+            (raw_eval + self.correction.correction(&correction_slots))
+                .clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
         };
         let mut eval = static_eval;
         if let Some(e) = tt_entry
@@ -906,7 +919,9 @@ impl Worker {
             best_score = (best_score * depth + beta) / (depth + 1);
         }
 
-        // Step 16. Store the result.
+        // Step 16. Store the result, and learn from the static
+        // evaluation's error when the result's bound says which side of it
+        // the truth lies on and no capture decided it.
         let bound = Bound::of_result(best_score, beta, best_move.is_some());
         if self.use_tt && excluded.is_none() {
             self.tt.store(
@@ -914,10 +929,19 @@ impl Worker {
                 ply,
                 best_move.map_or(0, encode_move),
                 best_score,
-                static_eval,
+                raw_eval,
                 depth,
                 bound,
             );
+            if !in_check
+                && best_move.is_none_or(is_quiet)
+                && best_score.abs() < MATE_BOUND
+                && !(bound == Bound::Lower && best_score <= static_eval)
+                && !(bound == Bound::Upper && best_score >= static_eval)
+            {
+                self.correction
+                    .update(&correction_slots, best_score - static_eval, depth);
+            }
         }
         best_score
     }
@@ -967,18 +991,27 @@ impl Worker {
         // Q2. Stand pat: the side to move may decline all captures (not when
         // in check).
         let mut best_score = -INFINITY;
+        let mut raw_eval = EVAL_NONE;
         let static_eval = if in_check {
             EVAL_NONE
         } else {
-            let e = match tt_entry {
+            raw_eval = match tt_entry {
                 Some(e) if e.static_eval != EVAL_NONE => e.static_eval,
                 _ => self.evaluate(pos),
+            };
+            // Corrected as in the main search, except in `resolve` (no
+            // table: its result must not depend on earlier searches).
+            let e = if self.use_tt {
+                (raw_eval + self.correction.correction(&CorrectionSlots::of(pos)))
+                    .clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
+            } else {
+                raw_eval
             };
             if e >= beta {
                 // The evaluation is kept for the next visit (no move, a
                 // lower bound at depth 0, as quiescence stores).
                 if self.use_tt && tt_entry.is_none() {
-                    self.tt.store(key, ply, 0, e, e, 0, Bound::Lower);
+                    self.tt.store(key, ply, 0, e, raw_eval, 0, Bound::Lower);
                 }
                 return e;
             }
@@ -1039,7 +1072,7 @@ impl Worker {
                 ply,
                 best_move.map_or(0, encode_move),
                 best_score,
-                static_eval,
+                raw_eval,
                 0,
                 bound,
             );
@@ -1392,6 +1425,7 @@ impl Searcher {
         self.tt.clear();
         for w in &mut self.workers {
             w.tables.clear();
+            w.correction.clear();
         }
     }
 
