@@ -307,7 +307,9 @@ fn resume_after_sigkill_equals_an_uninterrupted_run() {
 #[test]
 fn ctrl_c_stops_cleanly_and_the_rerun_completes() {
     let dir = tempfile::tempdir().unwrap();
-    let games = ["--games", "8", "--threads", "2"];
+    // Enough games that the run cannot finish between the first
+    // checkpoint and the signal, even on a loaded machine.
+    let games = ["--games", "96", "--threads", "2"];
     let reference = dir.path().join("reference.epd");
     run_ok(&mut selfplay(&reference, &games));
     let output = dir.path().join("out.epd");
