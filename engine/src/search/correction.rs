@@ -138,8 +138,8 @@ mod tests {
 
     #[test]
     fn corrections_follow_the_errors_and_stay_bounded() {
-        let pos = parse_fen("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3")
-            .unwrap();
+        let pos =
+            parse_fen("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R w KQkq - 2 3").unwrap();
         let slots = CorrectionSlots::of(&pos);
         let mut h = CorrectionHistory::new();
         assert_eq!(h.correction(&slots), 0);
@@ -156,8 +156,8 @@ mod tests {
         let c = h.correction(&slots);
         assert!(c > 0 && c < 40, "{c}");
         // The other side to move has tables of its own.
-        let other = parse_fen("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 2 3")
-            .unwrap();
+        let other =
+            parse_fen("r1bqkbnr/pppp1ppp/2n5/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 2 3").unwrap();
         assert_eq!(h.correction(&CorrectionSlots::of(&other)), 0);
     }
 }

@@ -2,10 +2,12 @@
 //! principal variation search, quiescence search, the usual selectivity
 //! (null move, reverse futility, razoring, futility, LMR, LMP, SEE pruning,
 //! check and singular extensions, internal iterative reduction, hindsight
-//! depth after a reduced move) and Lazy SMP threads.
+//! depth after a reduced move), a static evaluation corrected by what the
+//! search learnt of its errors (see [`super::correction`]) and Lazy SMP
+//! threads.
 //!
 //! Ownership: a [`Searcher`] owns everything a search learns (history,
-//! killers, countermoves — one set per thread) and shares only its
+//! killers, countermoves, correction history — one set per thread) and shares only its
 //! [`TranspositionTable`] with its own helper threads. There is no global
 //! mutable state, so any number of searchers may run at once on different
 //! threads. Invariants: a search of a position with legal moves always
