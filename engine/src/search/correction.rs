@@ -12,6 +12,9 @@
 
 use shakmaty::{Board, Chess, Color, Position};
 
+use super::movepick::gravity;
+use super::score::MATE_BOUND;
+
 /// Slots per table and side to move (a power of two).
 const SLOTS: usize = 1 << 14;
 /// Bound of an entry (in absolute value).
@@ -115,6 +118,13 @@ impl CorrectionHistory {
         sum / DIVISOR
     }
 
+    /// The static evaluation `raw_eval` corrected at `slots`, kept off the
+    /// mate scores.
+    #[inline]
+    pub fn corrected(&self, raw_eval: i32, slots: &CorrectionSlots) -> i32 {
+        (raw_eval + self.correction(slots)).clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
+    }
+
     /// Learns that a `depth`-ply search found `diff` centipawns more than
     /// the (corrected) static evaluation at `slots`.
     pub fn update(&mut self, slots: &CorrectionSlots, diff: i32, depth: i32) {
@@ -124,9 +134,8 @@ impl CorrectionHistory {
             &mut self.white[slots.white],
             &mut self.black[slots.black],
         ] {
-            let e = i32::from(*entry);
-            let updated = e + bonus - e * bonus.abs() / ENTRY_LIMIT;
-            *entry = updated.clamp(-ENTRY_LIMIT, ENTRY_LIMIT) as i16;
+            // Gravity keeps the entry within ±ENTRY_LIMIT, so it fits.
+            *entry = gravity(i32::from(*entry), bonus, ENTRY_LIMIT) as i16;
         }
     }
 }

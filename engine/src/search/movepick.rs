@@ -48,6 +48,16 @@ const SCORE_BAD_CAPTURE: i32 = -(1 << 28);
 /// Under-promotions: almost never right, searched last.
 const SCORE_UNDERPROMOTION: i32 = -(1 << 29);
 
+/// `value` moved by `bonus` (clamped to `±limit`) with gravity towards 0:
+/// the larger `value` already is in the bonus's direction, the less it
+/// moves, so a value within `±limit` stays within it. The update of every
+/// history the search learns (move ordering and correction history).
+#[inline]
+pub fn gravity(value: i32, bonus: i32, limit: i32) -> i32 {
+    let bonus = bonus.clamp(-limit, limit);
+    value + bonus - value * bonus.abs() / limit
+}
+
 /// MVV/LVA key: most valuable victim first, then least valuable attacker.
 pub fn mvv_lva(m: Move) -> i32 {
     let victim = m.capture().map_or(0, see_value) + m.promotion().map_or(0, see_value);
@@ -255,18 +265,15 @@ impl OrderingTables {
     /// Adds `bonus` (negative for a malus) to a quiet move's histories with
     /// gravity towards 0, keeping each within `±HISTORY_MAX`.
     pub fn update_quiet(&mut self, m: Move, context: &QuietContext, bonus: i32) {
-        fn gravity(h: &mut i32, bonus: i32) {
-            let bonus = bonus.clamp(-HISTORY_MAX, HISTORY_MAX);
-            *h += bonus - *h * bonus.abs() / HISTORY_MAX;
-        }
+        let learn = |h: &mut i32| *h = gravity(*h, bonus, HISTORY_MAX);
         let color = context.us;
-        gravity(&mut self.history[history_index(color, m)], bonus);
+        learn(&mut self.history[history_index(color, m)]);
         let offset = continuation_offset(color, m);
         if let Some(base) = context.previous_base {
-            gravity(&mut self.continuation[base + offset], bonus);
+            learn(&mut self.continuation[base + offset]);
         }
         if let Some(base) = context.before_previous_base {
-            gravity(&mut self.continuation[base + offset], bonus);
+            learn(&mut self.continuation[base + offset]);
         }
     }
 

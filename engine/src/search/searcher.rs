@@ -516,20 +516,17 @@ impl Worker {
         // of its errors in similar positions, then refined by the table's
         // score when its bound says the true score lies on that side. The
         // table keeps the uncorrected evaluation.
-        let correction_slots = CorrectionSlots::of(pos);
-        let raw_eval = if in_check {
-            EVAL_NONE
-        } else {
-            match tt_entry {
-                Some(e) if e.static_eval != EVAL_NONE => e.static_eval,
-                _ => self.evaluate(pos),
+        // No evaluation in check, so no correction either.
+        let correction_slots = (!in_check).then(|| CorrectionSlots::of(pos));
+        let (raw_eval, static_eval) = match &correction_slots {
+            None => (EVAL_NONE, EVAL_NONE),
+            Some(slots) => {
+                let raw_eval = match tt_entry {
+                    Some(e) if e.static_eval != EVAL_NONE => e.static_eval,
+                    _ => self.evaluate(pos),
+                };
+                (raw_eval, self.correction.corrected(raw_eval, slots))
             }
-        };
-        let static_eval = if in_check {
-            EVAL_NONE
-        } else {
-            (raw_eval + self.correction.correction(&correction_slots))
-                .clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
         };
         let mut eval = static_eval;
         if let Some(e) = tt_entry
@@ -935,14 +932,14 @@ impl Worker {
                 depth,
                 bound,
             );
-            if !in_check
+            if let Some(slots) = &correction_slots
                 && best_move.is_none_or(is_quiet)
                 && best_score.abs() < MATE_BOUND
                 && !(bound == Bound::Lower && best_score <= static_eval)
                 && !(bound == Bound::Upper && best_score >= static_eval)
             {
                 self.correction
-                    .update(&correction_slots, best_score - static_eval, depth);
+                    .update(slots, best_score - static_eval, depth);
             }
         }
         best_score
@@ -1004,8 +1001,8 @@ impl Worker {
             // Corrected as in the main search, except in `resolve` (no
             // table: its result must not depend on earlier searches).
             let e = if self.use_tt {
-                (raw_eval + self.correction.correction(&CorrectionSlots::of(pos)))
-                    .clamp(-MATE_BOUND + 1, MATE_BOUND - 1)
+                self.correction
+                    .corrected(raw_eval, &CorrectionSlots::of(pos))
             } else {
                 raw_eval
             };
