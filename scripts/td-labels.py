@@ -1,0 +1,76 @@
+#!/usr/bin/env python3
+"""TD(lambda) targets for the tuner from scored positions in game order.
+
+Usage: scripts/td-labels.py LAMBDA K IN.epd OUT.epd
+
+IN.epd is what `pgnselect --comment-scores` writes (or `labeler selfplay`):
+one position per line with its game result (c9) and the search score of the
+move played from it (ce, side to move's view), the positions of a game in
+order. The games are told apart without their headers: a new game starts
+where the move number drops, the number of pieces rises or the result
+changes. Each position's ce is replaced by the TD(lambda) average of the win
+probabilities of its own and the later positions' scores,
+y_t = (1 - l) * sum_k l^k p_{t+k}, the tail's weight on the game's last
+position, written back as a score (the inverse of the tuner's sigmoid
+p = 1 / (1 + exp(-K s / 400)), so K should be the tuner's --k). Tune on OUT
+with `--lambda 0`. This is how the weights of ab7b21e were made (LAMBDA 0.9,
+K 2.8): a score that the rest of its game contradicted counts for less.
+"""
+import math
+import re
+import sys
+
+lam = float(sys.argv[1])
+K = float(sys.argv[2])
+src, dst = sys.argv[3], sys.argv[4]
+
+ce_re = re.compile(r"ce (-?\d+);")
+fmvn_re = re.compile(r"fmvn (\d+);")
+c9_re = re.compile(r'c9 "([^"]+)";')
+
+
+def flush(game, out):
+    n = len(game)
+    if n == 0:
+        return
+    probs = []
+    for line, white, score in game:
+        w = score if white else -score
+        probs.append(1.0 / (1.0 + math.exp(-K * w / 400.0)))
+    ys = [0.0] * n
+    acc = probs[-1]
+    ys[-1] = acc
+    for t in range(n - 2, -1, -1):
+        acc = (1 - lam) * probs[t] + lam * acc
+        ys[t] = acc
+    for (line, white, score), y in zip(game, ys):
+        y = min(max(y, 1e-6), 1 - 1e-6)
+        w = 400.0 / K * math.log(y / (1 - y))
+        stm = round(w if white else -w)
+        out.write(ce_re.sub(f"ce {stm};", line, count=1))
+
+
+games = 0
+with open(src) as f, open(dst, "w") as out:
+    game = []
+    last = None
+    for line in f:
+        m = ce_re.search(line)
+        if not m:
+            continue
+        board = line.split(" ", 1)[0]
+        pieces = sum(c.isalpha() for c in board)
+        fmvn = int(fmvn_re.search(line).group(1))
+        c9 = c9_re.search(line).group(1)
+        white = line.split(" ", 2)[1] == "w"
+        if last is not None:
+            lf, lp, lc = last
+            if fmvn < lf or pieces > lp or c9 != lc:
+                flush(game, out)
+                games += 1
+                game = []
+        game.append((line, white, int(m.group(1))))
+        last = (fmvn, pieces, c9)
+    flush(game, out)
+    games += 1
+print(f"{games} games", file=sys.stderr)
