@@ -30,24 +30,24 @@ c9_re = re.compile(r'c9 "([^"]+)";')
 
 
 def flush(game, out):
-    n = len(game)
-    if n == 0:
-        return
-    probs = []
-    for line, white, score in game:
-        w = score if white else -score
-        probs.append(1.0 / (1.0 + math.exp(-K * w / 400.0)))
-    ys = [0.0] * n
+    """Writes one game's positions with their TD targets; returns how many
+    games it wrote (0 for an empty one)."""
+    if not game:
+        return 0
+    # Win probabilities from White's view: the positions alternate sides.
+    probs = [1.0 / (1.0 + math.exp(-K * w / 400.0)) for _, _, w in game]
     acc = probs[-1]
-    ys[-1] = acc
-    for t in range(n - 2, -1, -1):
-        acc = (1 - lam) * probs[t] + lam * acc
-        ys[t] = acc
-    for (line, white, score), y in zip(game, ys):
+    ys = [acc]
+    for p in reversed(probs[:-1]):
+        acc = (1 - lam) * p + lam * acc
+        ys.append(acc)
+    ys.reverse()
+    for (line, white, _), y in zip(game, ys):
         y = min(max(y, 1e-6), 1 - 1e-6)
         w = 400.0 / K * math.log(y / (1 - y))
         stm = round(w if white else -w)
         out.write(ce_re.sub(f"ce {stm};", line, count=1))
+    return 1
 
 
 games = 0
@@ -58,19 +58,16 @@ with open(src) as f, open(dst, "w") as out:
         m = ce_re.search(line)
         if not m:
             continue
-        board = line.split(" ", 1)[0]
+        board, side, _ = line.split(" ", 2)
         pieces = sum(c.isalpha() for c in board)
         fmvn = int(fmvn_re.search(line).group(1))
         c9 = c9_re.search(line).group(1)
-        white = line.split(" ", 2)[1] == "w"
-        if last is not None:
-            lf, lp, lc = last
-            if fmvn < lf or pieces > lp or c9 != lc:
-                flush(game, out)
-                games += 1
-                game = []
-        game.append((line, white, int(m.group(1))))
+        if last is not None and (fmvn < last[0] or pieces > last[1] or c9 != last[2]):
+            games += flush(game, out)
+            game = []
+        white = side == "w"
+        score = int(m.group(1))
+        game.append((line, white, score if white else -score))
         last = (fmvn, pieces, c9)
-    flush(game, out)
-    games += 1
+    games += flush(game, out)
 print(f"{games} games", file=sys.stderr)
