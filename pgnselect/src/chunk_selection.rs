@@ -10,7 +10,7 @@
 //! file and by game within the chunk.
 
 use engine::chess::position::key;
-use engine::formats::labeled::LabeledPosition;
+use engine::formats::labeled::{Castled, GameResult, LabeledPosition};
 use engine::formats::pgn_chunks::GameChunk;
 use engine::formats::pgn_games::{Check, read_games};
 use shakmaty::Position;
@@ -19,6 +19,7 @@ use crate::game_visitor::{GameVerdict, SamplingVisitor};
 use crate::output_format::OutputFormat;
 use crate::position_filter::PositionJudge;
 use crate::stats::SelectionStats;
+use crate::td_targets::TdTargets;
 
 /// A malformed game, located.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -67,6 +68,11 @@ pub struct ChunkWorker {
     pub format: OutputFormat,
     /// Whether the lines carry the game result.
     pub with_result: bool,
+    /// TD(λ) targets in place of the comment scores, if asked for.
+    pub td_targets: Option<TdTargets>,
+    /// The kept positions of the game being written (reused from game to
+    /// game): a game's TD targets need all of them.
+    pub game_records: Vec<(LabeledPosition, Castled)>,
 }
 
 /// Runs the worker over every game of `chunk` from input file `file_index`.
@@ -85,6 +91,8 @@ pub fn select_from_chunk(
         judge,
         format,
         with_result,
+        td_targets,
+        game_records,
     } = worker;
     // Games skipped by their tags are not used: their tag lines are checked,
     // not their movetext.
@@ -110,9 +118,13 @@ pub fn select_from_chunk(
                     add_positions(
                         visitor,
                         judge,
-                        *format,
-                        *with_result,
-                        result,
+                        GameOutput {
+                            format: *format,
+                            with_result: *with_result,
+                            td_targets: *td_targets,
+                            result,
+                        },
+                        game_records,
                         &mut selection,
                     );
                 }
@@ -124,15 +136,24 @@ pub fn select_from_chunk(
     selection
 }
 
-/// Judges and formats the candidates of a used game.
+/// How the kept positions of one used game are written.
+struct GameOutput {
+    format: OutputFormat,
+    with_result: bool,
+    td_targets: Option<TdTargets>,
+    result: GameResult,
+}
+
+/// Judges the candidates of a used game, then (with TD targets, once the
+/// game's kept positions are all known) relabels and formats them.
 fn add_positions(
     visitor: &mut SamplingVisitor,
     judge: &mut PositionJudge,
-    format: OutputFormat,
-    with_result: bool,
-    result: engine::formats::labeled::GameResult,
+    output: GameOutput,
+    records: &mut Vec<(LabeledPosition, Castled)>,
     selection: &mut ChunkSelection,
 ) {
+    records.clear();
     let (mut candidates, history, rng) = visitor.take_candidates();
     let mut game_history = Vec::new();
     for candidate in candidates.drain(..) {
@@ -161,20 +182,54 @@ fn add_positions(
             &mut game_history,
             rng,
         ) {
-            Ok(position) => {
-                let record = LabeledPosition {
-                    result: with_result.then_some(result),
+            Ok(position) => records.push((
+                LabeledPosition {
+                    result: output.with_result.then_some(output.result),
                     score,
                     position,
-                };
-                format.append_line(&record, castled, &mut selection.text);
-                selection.text.push(b'\n');
-                selection
-                    .lines
-                    .push((key(&record.position), selection.text.len()));
-            }
+                },
+                castled,
+            )),
             Err(reason) => selection.stats.count_drop(reason),
         }
     }
     visitor.return_buffer(candidates);
+    if let Some(td) = output.td_targets {
+        relabel(td, records);
+    }
+    for (record, castled) in records.iter() {
+        output
+            .format
+            .append_line(record, *castled, &mut selection.text);
+        selection.text.push(b'\n');
+        selection
+            .lines
+            .push((key(&record.position), selection.text.len()));
+    }
+}
+
+/// Replaces the scores of one game's kept positions (side to move's view)
+/// by their TD targets, computed from White's view in game order.
+fn relabel(td: TdTargets, records: &mut [(LabeledPosition, Castled)]) {
+    let white_to_move = |record: &LabeledPosition| record.position.turn().is_white();
+    let mut white_scores: Vec<i32> = records
+        .iter()
+        .filter_map(|(record, _)| {
+            let score = record.score?;
+            Some(if white_to_move(record) { score } else { -score })
+        })
+        .collect();
+    td.apply(&mut white_scores);
+    let mut targets = white_scores.into_iter();
+    for (record, _) in records.iter_mut() {
+        if record.score.is_some()
+            && let Some(white_score) = targets.next()
+        {
+            record.score = Some(if white_to_move(record) {
+                white_score
+            } else {
+                -white_score
+            });
+        }
+    }
 }

@@ -19,6 +19,7 @@ use crate::output_format::OutputFormat;
 use crate::pipeline::RunSettings;
 use crate::position_filter::{CommentScores, PositionFilter, QuietMode, ResultCheck, ScoreBound};
 use crate::sampling::SamplingRules;
+use crate::td_targets::TdTargets;
 
 /// Deepest `--search-depth` accepted: deeper searches make no sense for
 /// filtering and would take hours on a large collection.
@@ -42,6 +43,10 @@ const DEFAULT_MAX_GAP: u32 = 16;
 
 /// Default `--max-comment-score`: 20 pawns.
 const DEFAULT_MAX_COMMENT_SCORE: u32 = 2000;
+
+/// Default `--td-k`: the sigmoid scale the tuner fits on this project's
+/// engine games.
+const DEFAULT_TD_K: f64 = 2.8;
 
 /// Default depth of the `--max-score` search.
 const DEFAULT_SEARCH_DEPTH: u32 = 2;
@@ -99,6 +104,8 @@ promoted (the score then values a tactic in progress). Every position of
 every game, for the tuner's --lambda 0:
   pgnselect --comment-scores --min-ply 0 --max-ply 1000 -d 1 -s 1 --quiet \
       -o scored.epd games.pgn
+--td-lambda 0.9 writes instead each score's TD(0.9) target, computed over
+the positions the game writes (before duplicates across games are dropped).
 
 Arasan pgnselect options work as there: -min N = --min-ply N, -max N =
 --max-ply N, -d N = -d/--min-gap N (least distance between samples), -s N =
@@ -235,6 +242,27 @@ pub struct Cli {
     )]
     pub max_comment_score: u32,
 
+    /// Replace each comment score by its TD(LAMBDA) target: the average of
+    /// the win probabilities of its own and the game's later written
+    /// positions' scores, weighted (1 - LAMBDA) LAMBDA^k, the tail's weight
+    /// on the game's last written position, turned back into centipawns
+    /// (--comment-scores; LAMBDA in [0, 1), 0 keeps the scores). A score
+    /// the rest of its game contradicted counts for less. Tune the output
+    /// with the tuner's --lambda 0 and the same K.
+    #[arg(long, value_name = "LAMBDA", requires = "comment_scores")]
+    pub td_lambda: Option<f64>,
+
+    /// The sigmoid scale K of --td-lambda's win probabilities,
+    /// p = 1 / (1 + exp(-K cp / 400)): the tuner's --k (2.8 is what it fits
+    /// on this project's engine games).
+    #[arg(
+        long,
+        value_name = "K",
+        default_value_t = DEFAULT_TD_K,
+        requires = "td_lambda"
+    )]
+    pub td_k: f64,
+
     /// Skip games unless both players are rated at least ELO.
     #[arg(long, value_name = "ELO")]
     pub min_elo: Option<u32>,
@@ -325,6 +353,19 @@ impl Cli {
         let comment_scores = self.comment_scores.then(|| CommentScores {
             max_score: i32::try_from(self.max_comment_score).unwrap_or(i32::MAX),
         });
+        let td_targets = match self.td_lambda {
+            None => None,
+            Some(lambda) if !(0.0..1.0).contains(&lambda) => {
+                bail!("--td-lambda must be in [0, 1), not {lambda}")
+            }
+            Some(_) if !(self.td_k.is_finite() && self.td_k > 0.0) => {
+                bail!("--td-k must be a positive number, not {}", self.td_k)
+            }
+            Some(lambda) => Some(TdTargets {
+                lambda,
+                k: self.td_k,
+            }),
+        };
         let positions = PositionFilter {
             random_move: self.random_move,
             min_pieces: self.min_pieces,
@@ -349,6 +390,7 @@ impl Cli {
             format: self.format,
             with_result: !self.no_result,
             dedup: !self.no_dedup,
+            td_targets,
         })
     }
 }

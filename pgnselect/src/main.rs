@@ -15,6 +15,7 @@ mod pipeline;
 mod position_filter;
 mod sampling;
 mod stats;
+mod td_targets;
 
 use engine::runtime::exit::is_broken_pipe;
 use std::path::Path;

@@ -27,6 +27,7 @@ use crate::key_set::KeySet;
 use crate::output_format::{OutputFormat, OutputSink};
 use crate::position_filter::{PositionFilter, PositionJudge};
 use crate::stats::SelectionStats;
+use crate::td_targets::TdTargets;
 
 /// Chunks in memory per worker thread (being read, worked on, or waiting to
 /// be merged).
@@ -62,6 +63,8 @@ pub struct RunSettings {
     pub with_result: bool,
     /// Whether duplicate positions are dropped.
     pub dedup: bool,
+    /// TD(λ) targets in place of the comment scores (`--td-lambda`).
+    pub td_targets: Option<TdTargets>,
 }
 
 /// A chunk cut from the inputs.
@@ -290,6 +293,8 @@ fn run_paced(
                 judge: PositionJudge::new(settings.positions),
                 format: settings.format,
                 with_result: settings.with_result,
+                td_targets: settings.td_targets,
+                game_records: Vec::new(),
             },
             |worker, item: WorkItem| {
                 let selection = select_from_chunk(worker, &item.chunk, item.file_index);

@@ -168,3 +168,69 @@ fn options_that_change_the_scored_position_are_refused() {
         assert!(stderr.contains("comment"), "{args:?}: {stderr}");
     }
 }
+
+/// The (ply, score) of each written position of the two games, in order.
+fn plies_and_scores(run: &Run) -> Vec<(u32, i32)> {
+    LabeledReader::new(run.text.as_bytes(), None)
+        .map(|r| {
+            let r = r.unwrap().unwrap().1;
+            let ply = 2 * (r.position.fullmoves().get() - 1)
+                + u32::from(r.position.turn() == Color::Black);
+            (ply, r.score.unwrap())
+        })
+        .collect()
+}
+
+#[test]
+fn td_targets_average_each_games_later_scores_and_stop_at_its_end() {
+    let plain = plies_and_scores(&run("epd", &[]));
+    // λ = 0 keeps every score.
+    assert_eq!(plies_and_scores(&run("epd", &["--td-lambda", "0"])), plain);
+    // λ close to 1: every position of a game takes its game's last written
+    // score (White's view, +0.60 and +0.10), never the other game's.
+    assert_eq!(
+        plies_and_scores(&run("epd", &["--td-lambda", "0.999999"])),
+        [
+            (0, 60),
+            (1, -60),
+            (4, 60),
+            (5, -60),
+            (8, 60),
+            (0, 10),
+            (1, -10),
+            (4, 10)
+        ]
+    );
+    // λ = 0.5, the lichess game by hand (K 2.8): White's view 20, 31, 10
+    // are the probabilities 0.5349, 0.5540, 0.5175; y1 = (0.5540 + 0.5175)
+    // / 2 = 0.5358 (+20 cp), y0 = (0.5349 + 0.5358) / 2 = 0.5354 (+20 cp).
+    let half = plies_and_scores(&run("epd", &["--td-lambda", "0.5"]));
+    assert_eq!(half[5..], [(0, 20), (1, -20), (4, 10)]);
+    // A larger K makes the same scores more decisive, so the targets move.
+    let steep = plies_and_scores(&run("epd", &["--td-lambda", "0.5", "--td-k", "20"]));
+    assert_eq!(steep.len(), 8);
+    assert_ne!(steep[..5], half[..5]);
+}
+
+#[test]
+fn bad_td_settings_are_refused() {
+    for (args, expected) in [
+        (&["--td-lambda", "0.9"][..], "--comment-scores"),
+        (&["--comment-scores", "--td-lambda", "1"][..], "[0, 1)"),
+        (&["--comment-scores", "--td-lambda=-0.1"][..], "[0, 1)"),
+        (
+            &["--comment-scores", "--td-lambda", "0.9", "--td-k", "0"][..],
+            "positive",
+        ),
+        (&["--comment-scores", "--td-k", "3"][..], "--td-lambda"),
+    ] {
+        let output = Command::new(env!("CARGO_BIN_EXE_pgnselect"))
+            .args(args)
+            .arg("no-such-file.pgn")
+            .output()
+            .unwrap();
+        assert!(!output.status.success(), "{args:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(expected), "{args:?}: {stderr}");
+    }
+}
