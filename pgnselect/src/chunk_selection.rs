@@ -144,8 +144,8 @@ struct GameOutput {
     result: GameResult,
 }
 
-/// Judges the candidates of a used game, then (with TD targets, once the
-/// game's kept positions are all known) relabels and formats them.
+/// Judges the candidates of a used game, then formats the kept ones; with
+/// TD targets they are relabeled first, which needs all of them.
 fn add_positions(
     visitor: &mut SamplingVisitor,
     judge: &mut PositionJudge,
