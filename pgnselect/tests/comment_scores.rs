@@ -158,15 +158,22 @@ fn options_that_change_the_scored_position_are_refused() {
         &["--comment-scores", "--format", "arasan"][..],
         &["--max-comment-score", "100"][..],
     ] {
-        let output = Command::new(env!("CARGO_BIN_EXE_pgnselect"))
-            .args(args)
-            .arg("no-such-file.pgn")
-            .output()
-            .unwrap();
-        assert!(!output.status.success(), "{args:?}");
-        let stderr = String::from_utf8_lossy(&output.stderr);
+        let stderr = refused(args);
         assert!(stderr.contains("comment"), "{args:?}: {stderr}");
     }
+}
+
+/// Runs pgnselect with `args` on a file that does not exist, checks that
+/// it fails (the options are refused before any input is opened) and
+/// returns its standard error.
+fn refused(args: &[&str]) -> String {
+    let output = Command::new(env!("CARGO_BIN_EXE_pgnselect"))
+        .args(args)
+        .arg("no-such-file.pgn")
+        .output()
+        .unwrap();
+    assert!(!output.status.success(), "{args:?}");
+    String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
 /// The (ply, score) of each written position of the two games, in order.
@@ -224,13 +231,7 @@ fn bad_td_settings_are_refused() {
         ),
         (&["--comment-scores", "--td-k", "3"][..], "--td-lambda"),
     ] {
-        let output = Command::new(env!("CARGO_BIN_EXE_pgnselect"))
-            .args(args)
-            .arg("no-such-file.pgn")
-            .output()
-            .unwrap();
-        assert!(!output.status.success(), "{args:?}");
-        let stderr = String::from_utf8_lossy(&output.stderr);
+        let stderr = refused(args);
         assert!(stderr.contains(expected), "{args:?}: {stderr}");
     }
 }
