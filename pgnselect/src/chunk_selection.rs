@@ -209,27 +209,25 @@ fn add_positions(
 }
 
 /// Replaces the scores of one game's kept positions (side to move's view)
-/// by their TD targets, computed from White's view in game order.
+/// by their TD targets, computed from White's view in game order. Every
+/// record has a score: `--td-lambda` requires `--comment-scores`, which
+/// drops the positions without one.
 fn relabel(td: TdTargets, records: &mut [(LabeledPosition, Castled)]) {
-    let white_to_move = |record: &LabeledPosition| record.position.turn().is_white();
+    // +1 for White to move, -1 for Black: the same factor turns a score to
+    // White's view and back.
+    let sign = |record: &LabeledPosition| {
+        if record.position.turn().is_white() {
+            1
+        } else {
+            -1
+        }
+    };
     let mut white_scores: Vec<i32> = records
         .iter()
-        .filter_map(|(record, _)| {
-            let score = record.score?;
-            Some(if white_to_move(record) { score } else { -score })
-        })
+        .map(|(record, _)| sign(record) * record.score.unwrap_or(0))
         .collect();
     td.apply(&mut white_scores);
-    let mut targets = white_scores.into_iter();
-    for (record, _) in records.iter_mut() {
-        if record.score.is_some()
-            && let Some(white_score) = targets.next()
-        {
-            record.score = Some(if white_to_move(record) {
-                white_score
-            } else {
-                -white_score
-            });
-        }
+    for ((record, _), white_score) in records.iter_mut().zip(white_scores) {
+        record.score = Some(sign(record) * white_score);
     }
 }

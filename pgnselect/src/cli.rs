@@ -248,7 +248,8 @@ pub struct Cli {
     /// on the game's last written position, turned back into centipawns
     /// (--comment-scores; LAMBDA in [0, 1), 0 keeps the scores). A score
     /// the rest of its game contradicted counts for less. Tune the output
-    /// with the tuner's --lambda 0 and the same K.
+    /// with the tuner's --k set to the same K (and --lambda 0, or a blend
+    /// with the game results such as --lambda 0.2).
     #[arg(long, value_name = "LAMBDA", requires = "comment_scores")]
     pub td_lambda: Option<f64>,
 

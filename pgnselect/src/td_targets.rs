@@ -17,6 +17,8 @@
 /// about ±3,950 cp, beyond the default --max-comment-score (2,000).
 const PROBABILITY_FLOOR: f64 = 1e-12;
 
+use engine::search::score::{score_of_win_probability, win_probability};
+
 /// The TD(λ) settings.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TdTargets {
@@ -27,32 +29,28 @@ pub struct TdTargets {
 }
 
 impl TdTargets {
-    /// The win probability of a score (centipawns, White's view) for White.
-    fn probability(&self, white_score: i32) -> f64 {
-        1.0 / (1.0 + (-self.k * f64::from(white_score) / 400.0).exp())
-    }
-
     /// The score (centipawns, White's view) of a win probability, rounded.
     fn score(&self, probability: f64) -> i32 {
         let p = probability.clamp(PROBABILITY_FLOOR, 1.0 - PROBABILITY_FLOOR);
-        // |score| <= 400 / K * ln(1e6), far inside i32 for any sane K.
-        (400.0 / self.k * (p / (1.0 - p)).ln()).round() as i32
+        // |score| <= 400 / K * ln(1e12), far inside i32 for any sane K.
+        score_of_win_probability(p, self.k).round() as i32
     }
 
     /// Replaces the scores of one game's labeled positions (centipawns,
-    /// White's view, in game order) by their TD(λ) targets, in place.
+    /// White's view, in game order) by their TD(λ) targets, in place: from
+    /// the last position back, each target is (1 − λ) × its own win
+    /// probability + λ × the next position's target; the last position's
+    /// target is its own probability.
     pub fn apply(&self, white_scores: &mut [i32]) {
-        let Some(&last) = white_scores.last() else {
-            return;
-        };
-        let mut target = self.probability(last);
-        for score in white_scores.iter_mut().rev().skip(1) {
-            target = (1.0 - self.lambda) * self.probability(*score) + self.lambda * target;
+        let mut next_target: Option<f64> = None;
+        for score in white_scores.iter_mut().rev() {
+            let own = win_probability(f64::from(*score), self.k);
+            let target = match next_target {
+                None => own,
+                Some(next) => (1.0 - self.lambda) * own + self.lambda * next,
+            };
             *score = self.score(target);
-        }
-        // The last position's target is its own probability: only rounding.
-        if let Some(score) = white_scores.last_mut() {
-            *score = self.score(self.probability(last));
+            next_target = Some(target);
         }
     }
 }
@@ -63,8 +61,8 @@ mod tests {
 
     const K: f64 = 2.8;
 
-    fn p(settings: TdTargets, s: i32) -> f64 {
-        settings.probability(s)
+    fn p(s: i32) -> f64 {
+        win_probability(f64::from(s), K)
     }
 
     #[test]
@@ -92,9 +90,9 @@ mod tests {
         let settings = TdTargets { lambda: 0.5, k: K };
         let mut scores = [0, 100, 300];
         settings.apply(&mut scores);
-        let y2 = p(settings, 300);
-        let y1 = 0.5 * p(settings, 100) + 0.5 * y2;
-        let y0 = 0.5 * p(settings, 0) + 0.5 * y1;
+        let y2 = p(300);
+        let y1 = 0.5 * p(100) + 0.5 * y2;
+        let y0 = 0.5 * p(0) + 0.5 * y1;
         let back = |y: f64| (400.0 / K * (y / (1.0 - y)).ln()).round() as i32;
         assert_eq!(scores, [back(y0), back(y1), 300]);
         // By hand: p(300) = 0.8909, p(100) = 0.6682, so y1 = 0.7796

@@ -17,6 +17,7 @@
 //! thread and the chunk results are added in chunk order, so the result is
 //! bit-identical for any number of threads.
 
+use engine::search::score::win_probability;
 use rayon::prelude::*;
 
 use crate::kernel::{Accumulator, Kernel};
@@ -68,7 +69,7 @@ impl Objective {
         let result = p.outcome.white_score();
         match p.score {
             Some(s) if self.lambda < 1.0 => {
-                self.lambda * result + (1.0 - self.lambda) * sigmoid(self.k * s / 400.0)
+                self.lambda * result + (1.0 - self.lambda) * win_probability(s, self.k)
             }
             _ => result,
         }
