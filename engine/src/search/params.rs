@@ -136,6 +136,9 @@ declare_search_params! {
     futility_base = 100, 0..=300, step 10;
     /// … plus this per depth (cp).
     futility_margin = 90, 20..=250, step 8;
+    /// … unless the move's history (butterfly plus continuations) is at
+    /// least this (half of it when improving).
+    futility_history_limit = 12000, 0..=49152, step 1000;
     /// SEE pruning up to this depth.
     see_prune_max_depth = 8, 1..=14, step 1;
     /// Captures may lose this times depth squared (cp) before SEE prunes them.

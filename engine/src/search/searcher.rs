@@ -708,11 +708,16 @@ impl Worker {
                     // Futility at the depth the move's late-move reduction
                     // would leave (as Ethereal does): later moves are
                     // reduced at least as much, so skipping them all holds.
+                    // A move whose histories say it often refutes is still
+                    // searched (half the bar when improving, as in
+                    // Ethereal); the moves after it rank lower.
                     let lmr_depth = (depth - self.base_reduction(depth, moves_searched)).max(0);
                     if lmr_depth <= self.sp.futility_max_depth
                         && class == MoveClass::Quiet
                         && static_eval + self.sp.futility_base + self.sp.futility_margin * lmr_depth
                             <= alpha
+                        && self.tables.quiet_score(m, &quiet_context)
+                            < self.sp.futility_history_limit >> u32::from(improving)
                     {
                         picker.skip_quiets();
                         continue;
