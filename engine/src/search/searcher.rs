@@ -710,14 +710,15 @@ impl Worker {
                     // reduced at least as much, so skipping them all holds.
                     // A move whose histories say it often refutes is still
                     // searched (half the bar when improving, as in
-                    // Ethereal); the moves after it rank lower.
+                    // Ethereal); the history is read only when the move
+                    // would otherwise be pruned.
                     let lmr_depth = (depth - self.base_reduction(depth, moves_searched)).max(0);
                     if lmr_depth <= self.sp.futility_max_depth
                         && class == MoveClass::Quiet
                         && static_eval + self.sp.futility_base + self.sp.futility_margin * lmr_depth
                             <= alpha
                         && self.tables.quiet_score(m, &quiet_context)
-                            < self.sp.futility_history_limit >> u32::from(improving)
+                            < self.sp.futility_history_limit / if improving { 2 } else { 1 }
                     {
                         picker.skip_quiets();
                         continue;
