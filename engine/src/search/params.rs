@@ -159,6 +159,8 @@ declare_search_params! {
     lmr_base_percent = 75, 0..=200, step 8;
     /// … plus ln(depth)·ln(moves) divided by this (%).
     lmr_divisor_percent = 225, 100..=400, step 12;
+    /// Extra plies of reduction in an expected cut node.
+    lmr_cut_node = 2, 0..=4, step 1;
     /// History score worth one ply of reduction.
     lmr_history_divisor = 16384, 2048..=65536, step 1024;
     /// At most this many plies of reduction at the root, where a move that

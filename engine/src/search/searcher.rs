@@ -809,7 +809,9 @@ impl Worker {
                     reduction = self.base_reduction(depth, moves_searched);
                     reduction += i32::from(!pv_node);
                     reduction += i32::from(!improving);
-                    reduction += i32::from(cut_node);
+                    if cut_node {
+                        reduction += self.sp.lmr_cut_node;
+                    }
                     reduction -= i32::from(gives_check);
                     reduction -= i32::from(Some(m) == killer_1 || Some(m) == killer_2);
                     // After a capturing hash move the quiet moves are less
