@@ -327,6 +327,52 @@ fn default_evaluation_is_sane() {
     assert_eq!(bd.score, evaluate(&white_queen, &DEFAULT_PARAMS));
 }
 
+#[test]
+fn a_wrong_bishop_with_rook_pawns_is_a_draw() {
+    // The h-pawns promote on h8, a dark square; a light-squared bishop
+    // cannot drive the king from the corner, however many pawns.
+    let eval_of = |fen: &str| evaluate(&parse_fen(fen).unwrap(), &DEFAULT_PARAMS);
+    let wrong = eval_of("7k/8/8/8/8/7P/7P/3BK3 w - - 0 1");
+    assert!(wrong.abs() < 60, "wrong bishop: {wrong}");
+    // The same with the bishop on dark squares wins, and so does the wrong
+    // bishop while the king is away from the corner.
+    let right = eval_of("7k/8/8/8/8/7P/7P/2B1K3 w - - 0 1");
+    assert!(right > 300, "right bishop: {right}");
+    let king_away = eval_of("8/8/8/8/2k5/7P/7P/3BK3 w - - 0 1");
+    assert!(king_away > 300, "king away: {king_away}");
+    // Black's a-pawns promote on a1, a dark square: Black's light-squared
+    // bishop is the wrong one, with White's king in that corner.
+    let black = eval_of("3kb3/p7/p7/8/8/8/8/K7 b - - 0 1");
+    assert!(black.abs() < 60, "black's wrong bishop: {black}");
+}
+
+#[test]
+fn mop_up_drives_the_lone_king_to_the_bishops_corner() {
+    // White's bishop on c1 is dark-squared: the mate exists in a1 and h8.
+    let eval_of = |black_king: &str| {
+        let fen = format!("{black_king} w - - 0 1");
+        evaluate(&parse_fen(&fen).unwrap(), &DEFAULT_PARAMS)
+    };
+    let right_corner = eval_of("7k/8/8/8/8/8/8/2B1KN2");
+    let wrong_corner = eval_of("k7/8/8/8/8/8/8/2B1KN2");
+    let centre = eval_of("8/8/8/3k4/8/8/8/2B1KN2");
+    assert!(right_corner > centre + 200, "{right_corner} {centre}");
+    assert!(
+        right_corner > wrong_corner + 200,
+        "{right_corner} {wrong_corner}"
+    );
+    // Against a lone king with a rook, the edge is better than the centre,
+    // and the attacking king's approach counts too.
+    let rook_edge = eval_of("3k4/8/8/8/8/8/8/R3K3");
+    let rook_centre = eval_of("8/8/8/3k4/8/8/8/R3K3");
+    let rook_centre_near = eval_of("8/8/8/3k4/8/3K4/8/R7");
+    assert!(rook_edge > rook_centre, "{rook_edge} {rook_centre}");
+    assert!(
+        rook_centre_near > rook_centre,
+        "{rook_centre_near} {rook_centre}"
+    );
+}
+
 /// Legal positions with as much on the board as the rules allow (checked
 /// with python-chess): nine queens a side, every pawn passed,
 /// a king in a crowd of attackers.

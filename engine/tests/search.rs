@@ -132,6 +132,34 @@ fn best_moves_are_always_legal() {
 }
 
 #[test]
+fn bishop_and_knight_mate_the_lone_king_within_fifty_moves() {
+    // Played by the engine on both sides at 20,000 nodes a move, as in a
+    // fixed-node match: the mate needs the lone king driven to a corner of
+    // the bishop's colour (mop-up terms), which the search alone does not
+    // find before the fifty-move rule.
+    for fen in [
+        "7k/8/8/8/8/8/8/KNB5 w - - 0 1",
+        "8/8/8/8/3k4/8/8/KBN5 w - - 0 1",
+        "8/8/8/8/4k3/8/8/Kbn5 b - - 0 1",
+    ] {
+        let mut pos = parse_fen(fen).unwrap();
+        let mut s = searcher();
+        let mut keys = vec![key(&pos)];
+        while !pos.is_checkmate() {
+            assert!(
+                pos.halfmoves() < 100 && !pos.is_insufficient_material(),
+                "{fen}: no mate before {}",
+                engine::chess::position::fen_of(&pos)
+            );
+            let history = &keys[..keys.len() - 1];
+            let r = s.search(&pos, history, &SearchLimits::nodes(20_000), |_| {});
+            pos.play_unchecked(r.best_move.expect("a legal move"));
+            keys.push(key(&pos));
+        }
+    }
+}
+
+#[test]
 fn node_limited_search_is_deterministic() {
     let pos =
         parse_fen("r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4").unwrap();

@@ -68,6 +68,9 @@ declare_groups! {
     Threats = "threats";
     /// Side-to-move bonus.
     Tempo = "tempo";
+    /// Pawnless endings won by mating: the defending king driven to the
+    /// edge (or the bishop's corner) and the attacking king brought close.
+    Endgame = "endgame";
 }
 
 impl Group {
@@ -459,6 +462,17 @@ declare_params! {
     threat_by_pawn_push: [6], Threats, Role, (-50, 300) = [ZERO];
     /// Bonus for the side to move.
     tempo: [1], Tempo, Scalar, (0, 100) = [ZERO];
+    /// Pawnless endings where the stronger side has mating material and
+    /// leads by more than a minor piece: the defending king's distance from
+    /// the centre (files plus ranks, 0–6), not with bishop and knight alone.
+    mop_up_edge: [1], Endgame, Scalar, (0, 100) = [s(0, 30)];
+    /// Bishop and knight against the lone king: its distance from the long
+    /// diagonal of the colour the bishop lacks (0–7, 7 in the two corners of
+    /// the bishop's colour, the only ones where that mate exists).
+    mop_up_corner: [1], Endgame, Scalar, (0, 200) = [s(0, 50)];
+    /// In the same endings, the kings' closeness (7 minus their distance,
+    /// 1–6).
+    mop_up_kings: [1], Endgame, Scalar, (0, 100) = [s(0, 20)];
 }
 
 /// The declaration of a block by name.

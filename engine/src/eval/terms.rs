@@ -242,7 +242,71 @@ pub fn evaluate_terms<P: Position, A: Accumulator>(pos: &P, acc: &mut A) -> Tape
         pressure(board, occupied, us, them, acc);
     }
     acc.add(blocks::tempo.one(), sign(pos.turn()));
+    if board.pawns().is_empty() {
+        mop_up(board, &sides, acc);
+    }
     taper_info(board)
+}
+
+/// Pawnless endings that the stronger side wins by mating (with a queen, a
+/// rook, bishop and knight or two bishops on both colours, and more than a
+/// minor piece ahead): the defending king is driven to the edge — with
+/// bishop and knight alone, to a corner of the bishop's colour — and the
+/// attacking king brought close. Without this gradient every quiet move of
+/// such an ending scores the same, and the search, which sees the mate only
+/// a few moves before it, lets the fifty-move rule draw the game.
+fn mop_up<A: Accumulator>(board: &Board, sides: &[Side; 2], acc: &mut A) {
+    let units = |color: Color| -> i32 {
+        let ours = board.by_color(color);
+        [Role::Knight, Role::Bishop, Role::Rook, Role::Queen]
+            .into_iter()
+            .map(|role| {
+                SCALE_MATERIAL_UNITS[role_index(role)] * (board.by_role(role) & ours).count() as i32
+            })
+            .sum()
+    };
+    let (white, black) = (units(Color::White), units(Color::Black));
+    let (us, them) = if white >= black + 4 {
+        (&sides[0], &sides[1])
+    } else if black >= white + 4 {
+        (&sides[1], &sides[0])
+    } else {
+        return;
+    };
+    let ours = board.by_color(us.color);
+    let knights = board.knights() & ours;
+    let bishops = board.bishops() & ours;
+    let majors = (board.rooks() | board.queens()) & ours;
+    let bishop_colours = usize::from((bishops & Bitboard::LIGHT_SQUARES).any())
+        + usize::from((bishops & Bitboard::DARK_SQUARES).any());
+    if majors.is_empty() && bishop_colours < 2 && (bishops.is_empty() || knights.is_empty()) {
+        // Knights alone, or bishops of one colour: no forced mate.
+        return;
+    }
+    let s = sign(us.color);
+    let (file, rank) = (them.king.file() as i32, them.king.rank() as i32);
+    let lone_king = board.by_color(them.color).count() == 1;
+    if lone_king && majors.is_empty() && knights.count() == 1 && bishops.count() == 1 {
+        // The long diagonal the mate avoids: a8–h1 (light) for a bishop on
+        // dark squares, whose corners a1 and h8 are 7 files-and-ranks from it.
+        let dark = (bishops & Bitboard::DARK_SQUARES).any();
+        let from_diagonal = if dark {
+            (7 - rank - file).abs()
+        } else {
+            (file - rank).abs()
+        };
+        acc.add(blocks::mop_up_corner.one(), s * from_diagonal);
+    } else {
+        let from_centre = |x: i32| (3 - x).max(x - 4);
+        acc.add(
+            blocks::mop_up_edge.one(),
+            s * (from_centre(file) + from_centre(rank)),
+        );
+    }
+    acc.add(
+        blocks::mop_up_kings.one(),
+        s * (7 - us.king.distance(them.king) as i32),
+    );
 }
 
 fn material_and_placement<A: Accumulator>(board: &Board, acc: &mut A) {
@@ -861,6 +925,38 @@ fn space<A: Accumulator>(us: &Side, them: &Side, acc: &mut A) {
     }
 }
 
+/// Whether `strong`, with one bishop as its only piece, has all its pawns on
+/// a rook's file whose promotion square is not of the bishop's colour, and
+/// the enemy king stands on or next to that square: a draw, however many
+/// pawns, because the king cannot be driven out of the corner.
+fn wrong_bishop_draw(board: &Board, strong: Color) -> bool {
+    let ours = board.by_color(strong);
+    let bishops = board.bishops() & ours;
+    if bishops.count() != 1 {
+        return false;
+    }
+    let pawns = (board.pawns() & ours).0;
+    let file_h = FILE_A << 7;
+    let file = if pawns & !FILE_A == 0 {
+        shakmaty::File::A
+    } else if pawns & !file_h == 0 {
+        shakmaty::File::H
+    } else {
+        return false;
+    };
+    let promotion = Square::from_coords(
+        file,
+        strong.fold_wb(shakmaty::Rank::Eighth, shakmaty::Rank::First),
+    );
+    let promotion_is_light = Bitboard::LIGHT_SQUARES.contains(promotion);
+    if (bishops & Bitboard::LIGHT_SQUARES).any() == promotion_is_light {
+        return false;
+    }
+    board
+        .king_of(!strong)
+        .is_some_and(|king| king.distance(promotion) <= 1)
+}
+
 fn taper_info(board: &Board) -> TaperInfo {
     let mut phase = 0;
     let mut units = [0i32; 2];
@@ -887,6 +983,9 @@ fn taper_info(board: &Board) -> TaperInfo {
     let only_bishops = units[0] == 3 && units[1] == 3;
     let scale_for = |strong: usize| -> i32 {
         let weak = 1 - strong;
+        if pawns[strong] > 0 && units[strong] == 3 && wrong_bishop_draw(board, Color::ALL[strong]) {
+            return SCALE_CANNOT_MATE;
+        }
         if pawns[strong] == 0 {
             if units[strong] <= 3 {
                 return SCALE_CANNOT_MATE;
