@@ -46,7 +46,8 @@ const MOBILITY: [Option<Block>; 6] = schema::blocks_by_role(Group::Mobility);
 
 const FILE_A: u64 = 0x0101_0101_0101_0101;
 const NOT_FILE_A: u64 = !FILE_A;
-const NOT_FILE_H: u64 = !(FILE_A << 7);
+const FILE_H: u64 = FILE_A << 7;
+const NOT_FILE_H: u64 = !FILE_H;
 
 /// `WITHIN_DISTANCE[sq][d]`: the squares at most `d` king steps from `sq`.
 const WITHIN_DISTANCE: [[u64; 8]; 64] = {
@@ -256,16 +257,10 @@ pub fn evaluate_terms<P: Position, A: Accumulator>(pos: &P, acc: &mut A) -> Tape
 /// such an ending scores the same, and the search, which sees the mate only
 /// a few moves before it, lets the fifty-move rule draw the game.
 fn mop_up<A: Accumulator>(board: &Board, sides: &[Side; 2], acc: &mut A) {
-    let units = |color: Color| -> i32 {
-        let ours = board.by_color(color);
-        [Role::Knight, Role::Bishop, Role::Rook, Role::Queen]
-            .into_iter()
-            .map(|role| {
-                SCALE_MATERIAL_UNITS[role_index(role)] * (board.by_role(role) & ours).count() as i32
-            })
-            .sum()
-    };
-    let (white, black) = (units(Color::White), units(Color::Black));
+    let (white, black) = (
+        non_pawn_units(board, Color::White),
+        non_pawn_units(board, Color::Black),
+    );
     let (us, them) = if white >= black + 4 {
         (&sides[0], &sides[1])
     } else if black >= white + 4 {
@@ -936,10 +931,9 @@ fn wrong_bishop_draw(board: &Board, strong: Color) -> bool {
         return false;
     }
     let pawns = (board.pawns() & ours).0;
-    let file_h = FILE_A << 7;
     let file = if pawns & !FILE_A == 0 {
         shakmaty::File::A
-    } else if pawns & !file_h == 0 {
+    } else if pawns & !FILE_H == 0 {
         shakmaty::File::H
     } else {
         return false;
@@ -957,22 +951,24 @@ fn wrong_bishop_draw(board: &Board, strong: Color) -> bool {
         .is_some_and(|king| king.distance(promotion) <= 1)
 }
 
+/// `color`'s knights, bishops, rooks and queens in [`SCALE_MATERIAL_UNITS`].
+fn non_pawn_units(board: &Board, color: Color) -> i32 {
+    let ours = board.by_color(color);
+    [Role::Knight, Role::Bishop, Role::Rook, Role::Queen]
+        .into_iter()
+        .map(|role| {
+            SCALE_MATERIAL_UNITS[role_index(role)] * (board.by_role(role) & ours).count() as i32
+        })
+        .sum()
+}
+
 fn taper_info(board: &Board) -> TaperInfo {
     let mut phase = 0;
-    let mut units = [0i32; 2];
-    let mut pawns = [0u32; 2];
     for role in Role::ALL {
-        let ri = role_index(role);
-        for (ci, color) in Color::ALL.into_iter().enumerate() {
-            let n = (board.by_role(role) & board.by_color(color)).count() as i32;
-            phase += PHASE_WEIGHTS[ri] * n;
-            if role == Role::Pawn {
-                pawns[ci] = n as u32;
-            } else {
-                units[ci] += SCALE_MATERIAL_UNITS[ri] * n;
-            }
-        }
+        phase += PHASE_WEIGHTS[role_index(role)] * board.by_role(role).count() as i32;
     }
+    let units = Color::ALL.map(|color| non_pawn_units(board, color));
+    let pawns = Color::ALL.map(|color| (board.pawns() & board.by_color(color)).count() as u32);
     let phase = phase.min(MAX_PHASE);
     let white_bishops = board.bishops() & board.white();
     let black_bishops = board.bishops() & board.black();
