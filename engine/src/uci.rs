@@ -6,7 +6,11 @@
 //! unknown input is ignored with an `info string` saying why; an illegal
 //! move in `position … moves` is reported and the position is left as it was
 //! before that move; every `go` is answered by exactly one `bestmove`, which
-//! is legal (or `0000` when the position has no legal move). The session
+//! is legal (or `0000` when the position has no legal move). A `position`
+//! command that was rejected (a bad FEN, an illegal move) is never searched
+//! past: until the next accepted `position` or `ucinewgame`, `go` answers
+//! `bestmove 0000` with an `info string`, since any move would be for a
+//! position the GUI did not ask about. The session
 //! owns its [`Searcher`] except while a search thread borrows it.
 
 use std::io::{BufRead, Write};
@@ -121,6 +125,10 @@ pub struct UciSession {
     position: Chess,
     /// Keys of the positions before `position` in the game, oldest first.
     history_keys: Vec<u64>,
+    /// Why the last `position` command was rejected, if it was: `go` then
+    /// answers `bestmove 0000` instead of searching a position the GUI
+    /// did not send.
+    position_rejected: Option<String>,
     options: EngineOptions,
     searcher: Option<Searcher>,
     running: Option<RunningSearch>,
@@ -348,6 +356,7 @@ impl UciSession {
             out: Arc::new(Mutex::new(boxed)),
             position: Chess::default(),
             history_keys: Vec::new(),
+            position_rejected: None,
             options,
             searcher: Some(searcher),
             running: None,
@@ -513,6 +522,7 @@ impl UciSession {
     fn set_start_position(&mut self) {
         self.position = Chess::default();
         self.history_keys.clear();
+        self.position_rejected = None;
     }
 
     /// The value of a spin option if it is a whole number in `min..=max`;
@@ -660,17 +670,20 @@ impl UciSession {
             Some((&"fen", fen)) if !fen.is_empty() => match parse_fen(&fen.join(" ")) {
                 Ok(pos) => pos,
                 Err(e) => {
-                    self.info_string(&format!("position ignored: {e}"));
+                    self.reject_position(format!("position ignored: {e}"));
                     return;
                 }
             },
             _ => {
-                self.info_string("position needs 'startpos' or 'fen <FEN>'; ignored");
+                self.reject_position(
+                    "position needs 'startpos' or 'fen <FEN>'; ignored".to_string(),
+                );
                 return;
             }
         };
         let mut pos = start;
         let mut keys = Vec::new();
+        let mut rejected = None;
         if let Some(i) = moves_at {
             for text in &args[i + 1..] {
                 match play_uci(&pos, text) {
@@ -679,7 +692,7 @@ impl UciSession {
                         pos = next;
                     }
                     Err(e) => {
-                        self.info_string(&format!(
+                        rejected = Some(format!(
                             "illegal move in position command: {e}; remaining moves ignored"
                         ));
                         break;
@@ -689,6 +702,17 @@ impl UciSession {
         }
         self.position = pos;
         self.history_keys = keys;
+        self.position_rejected = None;
+        if let Some(reason) = rejected {
+            self.reject_position(reason);
+        }
+    }
+
+    /// Reports why a `position` command was rejected and remembers it, so
+    /// that the next `go` does not search a position the GUI did not send.
+    fn reject_position(&mut self, reason: String) {
+        self.info_string(&reason);
+        self.position_rejected = Some(reason);
     }
 
     /// Parses the arguments of `go`. A bad value is reported and ignored,
@@ -751,6 +775,14 @@ impl UciSession {
 
     fn cmd_go(&mut self, args: &[&str]) {
         if self.idle_searcher("go").is_none() {
+            return;
+        }
+        if let Some(reason) = &self.position_rejected {
+            self.info_string(&format!(
+                "go not searched: the last position command was rejected ({reason}); send a \
+                 valid position"
+            ));
+            send(&self.out, "bestmove 0000");
             return;
         }
         let go = self.parse_go(args);

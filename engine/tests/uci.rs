@@ -76,6 +76,68 @@ fn illegal_move_keeps_position_before_it() {
     );
 }
 
+/// After a rejected `position` command a move for the position kept from
+/// before would answer a question the GUI did not ask: `go` answers `0000`
+/// until a position is accepted again.
+#[test]
+fn go_after_a_rejected_position_plays_no_move() {
+    let bestmoves = |out: &Capture| -> Vec<String> {
+        out.text()
+            .lines()
+            .filter_map(|l| l.strip_prefix("bestmove "))
+            .filter_map(|rest| rest.split_whitespace().next())
+            .map(str::to_string)
+            .collect()
+    };
+    for rejected in [
+        // The side not to move is in check: an illegal FEN.
+        "position fen 4k3/8/8/8/8/8/8/4R1K1 w - - 0 1",
+        "position fen 8/8/8/8/8/8/8/8 w - - 0 1",
+        "position sideways",
+        "position startpos moves e2e4 e7e5 g1f3 e8e6",
+    ] {
+        let (mut s, out) = session();
+        s.handle_line("position startpos moves e2e4");
+        s.handle_line(rejected);
+        s.handle_line("go depth 2");
+        assert!(
+            out.wait_for("bestmove", Duration::from_secs(10)),
+            "{rejected}"
+        );
+        assert_eq!(bestmoves(&out), ["0000"], "{rejected}");
+        assert!(out.text().contains("go not searched"), "{rejected}");
+        // An accepted position is searched again.
+        s.handle_line("position startpos moves e2e4");
+        s.handle_line("go depth 2");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while bestmoves(&out).len() < 2 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let moves = bestmoves(&out);
+        assert_eq!(moves.len(), 2, "{rejected}");
+        assert!(
+            play_uci(s.position(), &moves[1]).is_ok(),
+            "{rejected}: {}",
+            moves[1]
+        );
+        // So is the start position after `ucinewgame`.
+        s.handle_line(rejected);
+        s.handle_line("ucinewgame");
+        s.handle_line("go depth 2");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while bestmoves(&out).len() < 3 && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        let moves = bestmoves(&out);
+        assert_eq!(moves.len(), 3, "{rejected}");
+        assert!(
+            play_uci(&shakmaty::Chess::default(), &moves[2]).is_ok(),
+            "{rejected}"
+        );
+        assert_eq!(s.handle_line("quit"), Flow::Quit);
+    }
+}
+
 #[test]
 fn infinite_search_answers_isready_and_stops() {
     let (mut s, out) = session();
