@@ -746,6 +746,17 @@ impl Worker {
             // Every check is extended: a check that loses material by
             // exchange is how many sacrificial attacks begin.
             let mut extension = i32::from(gives_check);
+            // A pawn that reaches the square before promotion is extended,
+            // unless the exchange on that square loses it: races to promote
+            // are decided a ply beyond where the horizon would cut them.
+            if extension == 0
+                && m.role() == Role::Pawn
+                && m.promotion().is_none()
+                && m.to().rank() == us.fold_wb(shakmaty::Rank::Seventh, shakmaty::Rank::Second)
+                && see_ge(pos, m, 0)
+            {
+                extension = 1;
+            }
             if ply > 0
                 && class == MoveClass::Hash
                 && depth >= self.sp.se_min_depth
