@@ -22,7 +22,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use shakmaty::{Chess, Color, Move, MoveList, Position, Role};
+use shakmaty::{Chess, Color, Move, MoveList, Position, Rank, Role};
 
 use super::correction::{CorrectionHistory, CorrectionSlots};
 use super::movepick::{
@@ -273,6 +273,16 @@ fn compute_lmr_table(sp: &SearchParams) -> Vec<[i32; 64]> {
 fn has_non_pawn_material(pos: &Chess, color: Color) -> bool {
     let b = pos.board();
     (b.by_color(color) & !b.pawns() & !b.kings()).any()
+}
+
+/// Whether `m` moves a pawn to the rank before its promotion (without
+/// promoting) where the exchange on that square does not lose it: such a
+/// move is extended one ply.
+fn pawn_reaches_seventh_safely(pos: &Chess, m: Move) -> bool {
+    m.role() == Role::Pawn
+        && m.promotion().is_none()
+        && m.to().rank() == pos.turn().fold_wb(Rank::Seventh, Rank::Second)
+        && see_ge(pos, m, 0)
 }
 
 /// Few enough pieces that insufficient material is worth testing.
@@ -745,7 +755,10 @@ impl Worker {
             // fails high, several moves beat beta: cut (multi-cut).
             // Every check is extended: a check that loses material by
             // exchange is how many sacrificial attacks begin.
-            let mut extension = i32::from(gives_check);
+            // A pawn that reaches the square before promotion is extended
+            // too: races to promote are decided a ply beyond where the
+            // horizon would cut them.
+            let mut extension = i32::from(gives_check || pawn_reaches_seventh_safely(pos, m));
             if ply > 0
                 && class == MoveClass::Hash
                 && depth >= self.sp.se_min_depth
@@ -1608,6 +1621,30 @@ mod tests {
         };
         assert_eq!(lmr_table(&other), compute_lmr_table(&other));
         assert_ne!(lmr_table(&other), lmr_table(&default));
+    }
+
+    #[test]
+    fn only_a_safe_pawn_step_to_the_seventh_rank_is_extended() {
+        let extended = |fen: &str, uci: &str| {
+            let pos = crate::chess::position::parse_fen(fen).unwrap();
+            let (_, m) = crate::chess::position::play_uci(&pos, uci).unwrap();
+            pawn_reaches_seventh_safely(&pos, m)
+        };
+        // White to the seventh rank, the square safe.
+        assert!(extended("4k3/8/2P5/8/8/8/8/4K3 w - - 0 1", "c6c7"));
+        // Black to its seventh (the second rank), also by a capture.
+        assert!(extended("4k3/8/8/8/8/6p1/8/K7 b - - 0 1", "g3g2"));
+        assert!(extended("4k3/8/8/8/8/6p1/7N/K7 b - - 0 1", "g3h2"));
+        // The square is lost to the exchange: a rook takes, nothing retakes.
+        assert!(!extended("2r1k3/8/2P5/8/8/8/8/4K3 w - - 0 1", "c6c7"));
+        // Defended, so the exchange is even: extended.
+        assert!(extended("2r1k3/8/2P5/8/8/8/8/2R1K3 w - - 0 1", "c6c7"));
+        // Not the seventh rank, a promotion, or not a pawn.
+        assert!(!extended("4k3/8/8/2P5/8/8/8/4K3 w - - 0 1", "c5c6"));
+        assert!(!extended("4k3/2P5/8/8/8/8/8/4K3 w - - 0 1", "c7c8q"));
+        assert!(!extended("4k3/8/2R5/8/8/8/8/4K3 w - - 0 1", "c6c7"));
+        // White's pawn on its second rank going nowhere near promotion.
+        assert!(!extended("4k3/8/8/8/8/8/2P5/4K3 w - - 0 1", "c2c3"));
     }
 
     #[test]
