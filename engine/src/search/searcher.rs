@@ -1,10 +1,10 @@
 //! The alpha-beta search: iterative deepening with aspiration windows,
 //! principal variation search, quiescence search, the usual selectivity
 //! (null move, reverse futility, razoring, futility, LMR, LMP, SEE pruning,
-//! check and singular extensions, internal iterative reduction, hindsight
-//! depth after a reduced move), a static evaluation corrected by what the
-//! search learnt of its errors (see [`super::correction`]) and Lazy SMP
-//! threads.
+//! check, seventh-rank pawn and singular extensions, internal iterative
+//! reduction, hindsight depth after a reduced move), a static evaluation
+//! corrected by what the search learnt of its errors (see
+//! [`super::correction`]) and Lazy SMP threads.
 //!
 //! Ownership: a [`Searcher`] owns everything a search learns (history,
 //! killers, countermoves, correction history — one set per thread) and shares only its
@@ -749,10 +749,11 @@ impl Worker {
                 }
             }
 
-            // Step 12. Extensions: checks, and the hash move when a reduced
-            // search without it fails well below its score (it is
-            // "singular", the only good move). If even without it the node
-            // fails high, several moves beat beta: cut (multi-cut).
+            // Step 12. Extensions: checks, a pawn's safe step to the seventh
+            // rank, and the hash move when a reduced search without it fails
+            // well below its score (it is "singular", the only good move). If
+            // even without it the node fails high, several moves beat beta:
+            // cut (multi-cut).
             // Every check is extended: a check that loses material by
             // exchange is how many sacrificial attacks begin.
             // A pawn that reaches the square before promotion is extended
