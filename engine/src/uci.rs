@@ -10,8 +10,8 @@
 //! command that was rejected (a bad FEN, an illegal move) is never searched
 //! past: until the next accepted `position` or `ucinewgame`, `go` answers
 //! `bestmove 0000` with an `info string`, since any move would be for a
-//! position the GUI did not ask about. The session
-//! owns its [`Searcher`] except while a search thread borrows it.
+//! position the GUI did not ask about. The session owns its [`Searcher`]
+//! except while a search thread borrows it.
 
 use std::io::{BufRead, Write};
 use std::path::{Path, PathBuf};

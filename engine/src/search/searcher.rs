@@ -275,12 +275,11 @@ fn has_non_pawn_material(pos: &Chess, color: Color) -> bool {
     (b.by_color(color) & !b.pawns() & !b.kings()).any()
 }
 
-/// Whether `m` moves a pawn to the rank before its promotion (without
-/// promoting) where the exchange on that square does not lose it: such a
-/// move is extended one ply.
+/// Whether `m` moves a pawn to the rank before its promotion where the
+/// exchange on that square does not lose it: such a move is extended one
+/// ply.
 fn pawn_reaches_seventh_safely(pos: &Chess, m: Move) -> bool {
     m.role() == Role::Pawn
-        && m.promotion().is_none()
         && m.to().rank() == pos.turn().fold_wb(Rank::Seventh, Rank::Second)
         && see_ge(pos, m, 0)
 }
@@ -1640,7 +1639,7 @@ mod tests {
         assert!(!extended("2r1k3/8/2P5/8/8/8/8/4K3 w - - 0 1", "c6c7"));
         // Defended, so the exchange is even: extended.
         assert!(extended("2r1k3/8/2P5/8/8/8/8/2R1K3 w - - 0 1", "c6c7"));
-        // Not the seventh rank, a promotion, or not a pawn.
+        // Not the seventh rank (a promotion is on the eighth), or not a pawn.
         assert!(!extended("4k3/8/8/2P5/8/8/8/4K3 w - - 0 1", "c5c6"));
         assert!(!extended("4k3/2P5/8/8/8/8/8/4K3 w - - 0 1", "c7c8q"));
         assert!(!extended("4k3/8/2R5/8/8/8/8/4K3 w - - 0 1", "c6c7"));
