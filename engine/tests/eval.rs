@@ -347,6 +347,26 @@ fn a_wrong_bishop_with_rook_pawns_is_a_draw() {
 }
 
 #[test]
+fn two_knights_without_pawns_are_a_draw() {
+    let eval_of = |fen: &str| evaluate(&parse_fen(fen).unwrap(), &DEFAULT_PARAMS);
+    // Two knights cannot mate a lone king: a draw, whoever has them (the
+    // endgame score scaled to 0; the middlegame share of the knights'
+    // phase remains).
+    let white = eval_of("8/8/8/3N4/3NK3/8/8/k7 w - - 0 1");
+    assert!(white.abs() < 100, "KNN v K: {white}");
+    let black = eval_of("8/8/4k3/2n5/3n4/8/8/6K1 w - - 0 1");
+    assert!(black.abs() < 100, "K v KNN: {black}");
+    // Against a pawn they may win: scaled down, still ahead.
+    let pawn = eval_of("8/8/8/3N4/3NK3/8/p7/k7 w - - 0 1");
+    assert!(pawn > 30 && pawn < 200, "KNN v KP: {pawn}");
+    // A pawn of their own, or a bishop instead, wins as before.
+    let own_pawn = eval_of("8/8/8/3N4/3NK3/6P1/8/k7 w - - 0 1");
+    assert!(own_pawn > 500, "KNNP v K: {own_pawn}");
+    let bishop = eval_of("8/8/8/3N4/4K3/3B4/8/k7 w - - 0 1");
+    assert!(bishop > 500, "KBN v K: {bishop}");
+}
+
+#[test]
 fn mop_up_drives_the_lone_king_to_the_bishops_corner() {
     // White's bishop on c1 is dark-squared: the mate exists in a1 and h8.
     let eval_of = |black_king: &str| {

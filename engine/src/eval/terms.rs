@@ -951,6 +951,12 @@ fn wrong_bishop_draw(board: &Board, strong: Color) -> bool {
         .is_some_and(|king| king.distance(promotion) <= 1)
 }
 
+/// Whether `color`'s only pieces besides the king are at most two knights.
+fn knights_only(board: &Board, color: Color) -> bool {
+    let ours = board.by_color(color) & !board.kings() & !board.pawns();
+    ours == board.knights() & ours && ours.count() <= 2
+}
+
 /// `color`'s knights, bishops, rooks and queens in [`SCALE_MATERIAL_UNITS`].
 fn non_pawn_units(board: &Board, color: Color) -> i32 {
     let ours = board.by_color(color);
@@ -985,6 +991,15 @@ fn taper_info(board: &Board) -> TaperInfo {
         if pawns[strong] == 0 {
             if units[strong] <= 3 {
                 return SCALE_CANNOT_MATE;
+            }
+            if knights_only(board, Color::ALL[strong]) {
+                // Two knights cannot force mate; against pawns they
+                // sometimes can (the pawn takes away the stalemate).
+                return if pawns[weak] == 0 {
+                    SCALE_CANNOT_MATE
+                } else {
+                    SCALE_NO_PAWNS_SMALL_EDGE
+                };
             }
             if units[strong] - units[weak] <= 3 {
                 return SCALE_NO_PAWNS_SMALL_EDGE;
