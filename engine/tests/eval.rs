@@ -327,11 +327,15 @@ fn default_evaluation_is_sane() {
     assert_eq!(bd.score, evaluate(&white_queen, &DEFAULT_PARAMS));
 }
 
+/// The compiled weights' evaluation of `fen` (White's view).
+fn eval_of(fen: &str) -> i32 {
+    evaluate(&parse_fen(fen).unwrap(), &DEFAULT_PARAMS)
+}
+
 #[test]
 fn a_wrong_bishop_with_rook_pawns_is_a_draw() {
     // The h-pawns promote on h8, a dark square; a light-squared bishop
     // cannot drive the king from the corner, however many pawns.
-    let eval_of = |fen: &str| evaluate(&parse_fen(fen).unwrap(), &DEFAULT_PARAMS);
     let wrong = eval_of("7k/8/8/8/8/7P/7P/3BK3 w - - 0 1");
     assert!(wrong.abs() < 60, "wrong bishop: {wrong}");
     // The same with the bishop on dark squares wins, and so does the wrong
@@ -348,7 +352,6 @@ fn a_wrong_bishop_with_rook_pawns_is_a_draw() {
 
 #[test]
 fn two_knights_without_pawns_are_a_draw() {
-    let eval_of = |fen: &str| evaluate(&parse_fen(fen).unwrap(), &DEFAULT_PARAMS);
     // Two knights cannot mate a lone king: a draw, whoever has them (the
     // endgame score scaled to 0; the middlegame share of the knights'
     // phase remains).
@@ -369,13 +372,10 @@ fn two_knights_without_pawns_are_a_draw() {
 #[test]
 fn mop_up_drives_the_lone_king_to_the_bishops_corner() {
     // White's bishop on c1 is dark-squared: the mate exists in a1 and h8.
-    let eval_of = |black_king: &str| {
-        let fen = format!("{black_king} w - - 0 1");
-        evaluate(&parse_fen(&fen).unwrap(), &DEFAULT_PARAMS)
-    };
-    let right_corner = eval_of("7k/8/8/8/8/8/8/2B1KN2");
-    let wrong_corner = eval_of("k7/8/8/8/8/8/8/2B1KN2");
-    let centre = eval_of("8/8/8/3k4/8/8/8/2B1KN2");
+    let with_black_king = |black_king: &str| eval_of(&format!("{black_king} w - - 0 1"));
+    let right_corner = with_black_king("7k/8/8/8/8/8/8/2B1KN2");
+    let wrong_corner = with_black_king("k7/8/8/8/8/8/8/2B1KN2");
+    let centre = with_black_king("8/8/8/3k4/8/8/8/2B1KN2");
     assert!(right_corner > centre + 200, "{right_corner} {centre}");
     assert!(
         right_corner > wrong_corner + 200,
@@ -383,9 +383,9 @@ fn mop_up_drives_the_lone_king_to_the_bishops_corner() {
     );
     // Against a lone king with a rook, the edge is better than the centre,
     // and the attacking king's approach counts too.
-    let rook_edge = eval_of("3k4/8/8/8/8/8/8/R3K3");
-    let rook_centre = eval_of("8/8/8/3k4/8/8/8/R3K3");
-    let rook_centre_near = eval_of("8/8/8/3k4/8/3K4/8/R7");
+    let rook_edge = with_black_king("3k4/8/8/8/8/8/8/R3K3");
+    let rook_centre = with_black_king("8/8/8/3k4/8/8/8/R3K3");
+    let rook_centre_near = with_black_king("8/8/8/3k4/8/3K4/8/R7");
     assert!(rook_edge > rook_centre, "{rook_edge} {rook_centre}");
     assert!(
         rook_centre_near > rook_centre,
