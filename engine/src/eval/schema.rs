@@ -364,6 +364,10 @@ declare_params! {
     pawn_blocked: [2], Pawns, List, (-100, 50) = [ZERO];
     /// A passed pawn with an own rook behind it on its file.
     passed_rook_behind: [1], Pawns, Scalar, (-50, 100) = [ZERO];
+    /// A candidate passer, by relative rank: not passed, no enemy pawn in
+    /// front of it on its file, and at least as many own pawns beside or
+    /// behind it on the adjacent files as enemy pawns in front of it there.
+    pawn_candidate: [8], Pawns, List, (-50, 200) = [ZERO];
     /// Knight mobility: safe squares attacked (0–8).
     mobility_knight: [9], Mobility, List, (-150, 150), for Knight = [ZERO];
     /// Bishop mobility: safe squares attacked (0–13).
@@ -374,6 +378,15 @@ declare_params! {
     mobility_queen: [28], Mobility, List, (-150, 150), for Queen = [ZERO];
     /// Both bishops.
     bishop_pair: [1], Pieces, Scalar, (0, 150) = [ZERO];
+    /// Per knight, by how closed the position is (0 open … 8 closed: the
+    /// pawns, plus twice the pawns blocked by a pawn, less twice the files
+    /// without pawns, over four).
+    knight_closedness: [9], Pieces, List, (-100, 100) = [ZERO];
+    /// Per rook, by how closed the position is (as for knights).
+    rook_closedness: [9], Pieces, List, (-100, 100) = [ZERO];
+    /// Per bishop, the own pawns on squares of its colour that an enemy pawn
+    /// blocks (the coefficient is their number).
+    bishop_rammed_pawns: [1], Pieces, Scalar, (-50, 50) = [ZERO];
     /// A rook on a file without pawns.
     rook_open_file: [1], Pieces, Scalar, (-50, 150) = [ZERO];
     /// A rook on a file without own pawns but with enemy pawns.
@@ -411,6 +424,9 @@ declare_params! {
     king_file: [3], KingSafety, List, (-150, 50) = [ZERO];
     /// Squares of the king's flank on its first five ranks that the enemy attacks (the coefficient is their number).
     king_flank_attacks: [1], KingSafety, Scalar, (-30, 30) = [ZERO];
+    /// Enemy rooks and queens on the king's file and the files beside it
+    /// that hold no own pawn (the coefficient is their number).
+    king_open_file_heavies: [1], KingSafety, Scalar, (-100, 50) = [ZERO];
     /// The king on a flank without pawns of either colour.
     king_pawnless_flank: [1], KingSafety, Scalar, (-150, 50) = [ZERO];
     /// Own pawns, knights and bishops in the own king zone (0–8).
