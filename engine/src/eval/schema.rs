@@ -387,6 +387,12 @@ declare_params! {
     /// Per bishop, the own pawns on squares of its colour that an enemy pawn
     /// blocks (the coefficient is their number).
     bishop_rammed_pawns: [1], Pieces, Scalar, (-50, 50) = [ZERO];
+    /// Per bishop, the enemy pawns on its diagonals through any pieces
+    /// (the coefficient is their number).
+    bishop_xray_pawns: [1], Pieces, Scalar, (-50, 50) = [ZERO];
+    /// A rook with at most three safe squares between its own king and the
+    /// edge of the board on the king's side.
+    rook_trapped: [1], Pieces, Scalar, (-150, 50) = [ZERO];
     /// A rook on a file without pawns.
     rook_open_file: [1], Pieces, Scalar, (-50, 150) = [ZERO];
     /// A rook on a file without own pawns but with enemy pawns.
@@ -474,6 +480,12 @@ declare_params! {
     /// (by a pawn, or twice when we attack once): the enemy's pieces are
     /// restricted there (the coefficient is their number).
     restricted: [1], Threats, Scalar, (-30, 30) = [ZERO];
+    /// Enemy pieces and pawns we attack that are not strongly protected and
+    /// that their queen defends (the coefficient is their number).
+    weak_queen_protection: [1], Threats, Scalar, (-50, 100) = [ZERO];
+    /// Enemy pieces and pawns our king attacks that are not strongly
+    /// protected (the coefficient is their number).
+    threat_by_king: [1], Threats, Scalar, (-50, 100) = [ZERO];
     /// A piece that a safe pawn push would attack (and no pawn attacks yet), by piece type.
     threat_by_pawn_push: [6], Threats, Role, (-50, 300) = [ZERO];
     /// Bonus for the side to move.

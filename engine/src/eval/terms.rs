@@ -377,6 +377,7 @@ fn pieces<A: Accumulator>(
         rook_occupied: occupied & !(rooks | queens).0,
         bishop_occupied: occupied & !queens.0,
         blocked_pawns: us.pawns & backward(color, them.pawns),
+        enemy_pawns: them.pawns,
     };
     piece_type_terms(Role::Knight, knights, &mut ctx, us, acc);
     piece_type_terms(Role::Bishop, bishops, &mut ctx, us, acc);
@@ -421,6 +422,7 @@ struct PieceContext {
     bishop_occupied: u64,
     /// Our pawns an enemy pawn blocks.
     blocked_pawns: u64,
+    enemy_pawns: u64,
 }
 
 /// Mobility, attacks and placement terms of every piece of one type;
@@ -496,6 +498,10 @@ fn piece_type_terms<A: Accumulator>(
                     if n != 0 {
                         acc.add(blocks::bishop_rammed_pawns.one(), s * n);
                     }
+                    let n = (bishop_attacks(sq, Bitboard(0)).0 & ctx.enemy_pawns).count_ones();
+                    if n != 0 {
+                        acc.add(blocks::bishop_xray_pawns.one(), s * n as i32);
+                    }
                 }
             }
             Role::Rook => {
@@ -510,6 +516,13 @@ fn piece_type_terms<A: Accumulator>(
                 }
                 if file & ctx.enemy_queens != 0 {
                     acc.add(blocks::rook_on_queen_file.one(), s);
+                }
+                let (king_file, rook_file) = (us.king.file(), sq.file());
+                if moves <= 3
+                    && relative_rank(ctx.color, sq) == 0
+                    && (king_file < shakmaty::File::E) == (rook_file < king_file)
+                {
+                    acc.add(blocks::rook_trapped.one(), s);
                 }
             }
             _ => {}
@@ -939,6 +952,16 @@ fn pressure<A: Accumulator>(board: &Board, occupied: u64, us: &Side, them: &Side
     let restricted = (them.attacked & us.attacked & !strongly_protected).count_ones() as i32;
     if restricted != 0 {
         acc.add(blocks::restricted.one(), s * restricted);
+    }
+    let enemy_non_king = them.pieces & !(1u64 << them.king as u32);
+    let weak = enemy_non_king & !strongly_protected & us.attacked;
+    for (squares, block) in [
+        (weak & them.attacked_by[4], blocks::weak_queen_protection),
+        (weak & us.attacked_by[5], blocks::threat_by_king),
+    ] {
+        if squares != 0 {
+            acc.add(block.one(), s * squares.count_ones() as i32);
+        }
     }
     let queens = board.queens().0 & them.pieces;
     if queens.count_ones() == 1 {
