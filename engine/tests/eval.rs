@@ -660,3 +660,32 @@ fn bishops_count_their_blocked_pawns_and_kings_the_open_files() {
     let fen = "6k1/5ppp/8/8/8/8/8/4K2R w - - 0 1";
     assert_eq!(coefficient(fen, blocks::king_open_file_heavies.one()), 0);
 }
+
+#[test]
+fn bishops_x_ray_pawns_rooks_get_trapped_kings_and_queens_threaten() {
+    use engine::eval::schema::blocks;
+    // The bishop b2's diagonals hold the black pawn d4 (and, behind it,
+    // nothing else).
+    let fen = "4k3/8/8/8/3p4/8/1B6/4K3 w - - 0 1";
+    assert_eq!(coefficient(fen, blocks::bishop_xray_pawns.one()), 1);
+    // Through a piece too.
+    let fen = "4k3/8/5p2/8/3n4/8/1B6/4K3 w - - 0 1";
+    assert_eq!(coefficient(fen, blocks::bishop_xray_pawns.one()), 1);
+    // The rook g1 beside the king f1, its one safe square h1: trapped.
+    let fen = "4k3/8/8/8/8/8/5PPP/5KR1 w - - 0 1";
+    assert_eq!(coefficient(fen, blocks::rook_trapped.one()), 1);
+    // On the king's other side it is not.
+    let fen = "4k3/8/8/8/8/8/3PPP2/3RK3 w - - 0 1";
+    assert_eq!(coefficient(fen, blocks::rook_trapped.one()), 0);
+    // The white king attacks the undefended knight d2.
+    let fen = "4k3/8/8/8/8/8/3n4/4K3 w - - 0 1";
+    assert_eq!(coefficient(fen, blocks::threat_by_king.one()), 1);
+    assert_eq!(coefficient(fen, blocks::weak_queen_protection.one()), 0);
+    // The black queen c3 defends it, once: still weak, and the queen's.
+    let fen = "4k3/8/8/8/8/2q5/3n4/4K3 w - - 0 1";
+    assert_eq!(coefficient(fen, blocks::threat_by_king.one()), 1);
+    assert_eq!(coefficient(fen, blocks::weak_queen_protection.one()), 1);
+    // A pawn e3 defends it: strongly protected.
+    let fen = "4k3/8/8/8/8/2q1p3/3n4/4K3 w - - 0 1";
+    assert_eq!(coefficient(fen, blocks::threat_by_king.one()), 0);
+}
