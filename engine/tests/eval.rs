@@ -596,3 +596,96 @@ fn threats_on_the_queen_count_safe_knight_squares() {
     let fen = "3q2qk/8/8/8/3N4/8/8/4K3 w - - 0 1";
     assert_eq!(coefficient(fen, blocks::threat_on_queen.at(0)), 0);
 }
+
+#[test]
+fn rooks_see_through_their_own_rooks() {
+    use engine::eval::schema::blocks;
+    // The rook a1 sees a2 and, through it, a3–a8, and b1–d1: 10 squares
+    // (4 without the x-ray); the rook a2 sees a1, a3–a8 and b2–h2: 14.
+    let fen = "4k3/8/8/8/8/8/R7/R3K3 w - - 0 1";
+    assert_eq!(coefficient(fen, blocks::mobility_rook.at(10)), 1);
+    assert_eq!(coefficient(fen, blocks::mobility_rook.at(14)), 1);
+    assert_eq!(coefficient(fen, blocks::mobility_rook.at(4)), 0);
+    // An enemy rook in between is not seen through.
+    let fen = "4k3/8/8/8/8/8/r7/R3K3 w - - 0 1";
+    assert_eq!(coefficient(fen, blocks::mobility_rook.at(4)), 1);
+}
+
+#[test]
+fn a_candidate_passer_has_as_many_helpers_as_sentries() {
+    use engine::eval::schema::blocks;
+    // c4: no black pawn ahead on the c-file, one sentry (b6), one helper
+    // (b4); b4 and b6 oppose each other.
+    let fen = "4k3/8/1p6/8/1PP5/8/8/4K3 w - - 0 1";
+    assert_eq!(coefficient(fen, blocks::pawn_candidate.at(3)), 1);
+    // A second sentry (d6) outnumbers the helper; d6 itself has a sentry
+    // (c4) and no helper.
+    let fen = "4k3/8/1p1p4/8/1PP5/8/8/4K3 w - - 0 1";
+    for rank in 0..8 {
+        assert_eq!(coefficient(fen, blocks::pawn_candidate.at(rank)), 0);
+    }
+    // The same for Black, mirrored: c5 is Black's candidate on its rank 4.
+    let fen = "4k3/8/8/1pp5/8/1P6/8/4K3 w - - 0 1";
+    assert_eq!(coefficient(fen, blocks::pawn_candidate.at(3)), -1);
+}
+
+#[test]
+fn closedness_counts_pawns_rams_and_open_files() {
+    use engine::eval::schema::blocks;
+    // Sixteen pawns, none blocked, no open file: (16 + 0 − 0) / 4 = 4.
+    let fen = "4k3/pppppppp/8/8/8/8/PPPPPPPP/1N2K3 w - - 0 1";
+    assert_eq!(coefficient(fen, blocks::knight_closedness.at(4)), 1);
+    // Every pawn blocked: (16 + 2 × 8) / 4 = 8.
+    let fen = "4k3/8/8/pppppppp/PPPPPPPP/8/8/1N2K2R w - - 0 1";
+    assert_eq!(coefficient(fen, blocks::knight_closedness.at(8)), 1);
+    assert_eq!(coefficient(fen, blocks::rook_closedness.at(8)), 1);
+    // Two rammed pawns and seven open files: below 0, clamped.
+    let fen = "4k3/8/8/3p4/3P4/8/8/1n2K3 w - - 0 1";
+    assert_eq!(coefficient(fen, blocks::knight_closedness.at(0)), -1);
+}
+
+#[test]
+fn bishops_count_their_blocked_pawns_and_kings_the_open_files() {
+    use engine::eval::schema::blocks;
+    // The bishop c1 (dark) and the pawn d4 (dark) that d5 blocks.
+    let fen = "4k3/8/8/3p4/3P4/8/8/2B1K3 w - - 0 1";
+    assert_eq!(coefficient(fen, blocks::bishop_rammed_pawns.one()), 1);
+    // On light squares it does not count the dark pawn.
+    let fen = "4k3/8/8/3p4/3P4/8/8/3BK3 w - - 0 1";
+    assert_eq!(coefficient(fen, blocks::bishop_rammed_pawns.one()), 0);
+    // The black king g8 has no pawn on the h-file, where the white rook
+    // stands: it counts against Black.
+    let fen = "6k1/5pp1/8/8/8/8/8/4K2R w - - 0 1";
+    assert_eq!(coefficient(fen, blocks::king_open_file_heavies.one()), -1);
+    let fen = "6k1/5ppp/8/8/8/8/8/4K2R w - - 0 1";
+    assert_eq!(coefficient(fen, blocks::king_open_file_heavies.one()), 0);
+}
+
+#[test]
+fn bishops_x_ray_pawns_rooks_get_trapped_kings_and_queens_threaten() {
+    use engine::eval::schema::blocks;
+    // The bishop b2's diagonals hold the black pawn d4 (and, behind it,
+    // nothing else).
+    let fen = "4k3/8/8/8/3p4/8/1B6/4K3 w - - 0 1";
+    assert_eq!(coefficient(fen, blocks::bishop_xray_pawns.one()), 1);
+    // Through a piece too.
+    let fen = "4k3/8/5p2/8/3n4/8/1B6/4K3 w - - 0 1";
+    assert_eq!(coefficient(fen, blocks::bishop_xray_pawns.one()), 1);
+    // The rook g1 beside the king f1, its one safe square h1: trapped.
+    let fen = "4k3/8/8/8/8/8/5PPP/5KR1 w - - 0 1";
+    assert_eq!(coefficient(fen, blocks::rook_trapped.one()), 1);
+    // On the king's other side it is not.
+    let fen = "4k3/8/8/8/8/8/3PPP2/3RK3 w - - 0 1";
+    assert_eq!(coefficient(fen, blocks::rook_trapped.one()), 0);
+    // The white king attacks the undefended knight d2.
+    let fen = "4k3/8/8/8/8/8/3n4/4K3 w - - 0 1";
+    assert_eq!(coefficient(fen, blocks::threat_by_king.one()), 1);
+    assert_eq!(coefficient(fen, blocks::weak_queen_protection.one()), 0);
+    // The black queen c3 defends it, once: still weak, and the queen's.
+    let fen = "4k3/8/8/8/8/2q5/3n4/4K3 w - - 0 1";
+    assert_eq!(coefficient(fen, blocks::threat_by_king.one()), 1);
+    assert_eq!(coefficient(fen, blocks::weak_queen_protection.one()), 1);
+    // A pawn e3 defends it: strongly protected.
+    let fen = "4k3/8/8/8/8/2q1p3/3n4/4K3 w - - 0 1";
+    assert_eq!(coefficient(fen, blocks::threat_by_king.one()), 0);
+}

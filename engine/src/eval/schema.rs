@@ -364,6 +364,10 @@ declare_params! {
     pawn_blocked: [2], Pawns, List, (-100, 50) = [ZERO];
     /// A passed pawn with an own rook behind it on its file.
     passed_rook_behind: [1], Pawns, Scalar, (-50, 100) = [ZERO];
+    /// A candidate passer, by relative rank: not passed, no enemy pawn in
+    /// front of it on its file, and at least as many own pawns beside or
+    /// behind it on the adjacent files as enemy pawns in front of it there.
+    pawn_candidate: [8], Pawns, List, (-50, 200) = [ZERO];
     /// Knight mobility: safe squares attacked (0–8).
     mobility_knight: [9], Mobility, List, (-150, 150), for Knight = [ZERO];
     /// Bishop mobility: safe squares attacked (0–13).
@@ -374,6 +378,21 @@ declare_params! {
     mobility_queen: [28], Mobility, List, (-150, 150), for Queen = [ZERO];
     /// Both bishops.
     bishop_pair: [1], Pieces, Scalar, (0, 150) = [ZERO];
+    /// Per knight, by how closed the position is (0 open … 8 closed: the
+    /// pawns, plus twice the pawns blocked by a pawn, less twice the files
+    /// without pawns, over four).
+    knight_closedness: [9], Pieces, List, (-100, 100) = [ZERO];
+    /// Per rook, by how closed the position is (as for knights).
+    rook_closedness: [9], Pieces, List, (-100, 100) = [ZERO];
+    /// Per bishop, the own pawns on squares of its colour that an enemy pawn
+    /// blocks (the coefficient is their number).
+    bishop_rammed_pawns: [1], Pieces, Scalar, (-50, 50) = [ZERO];
+    /// Per bishop, the enemy pawns on its diagonals through any pieces
+    /// (the coefficient is their number).
+    bishop_xray_pawns: [1], Pieces, Scalar, (-50, 50) = [ZERO];
+    /// A rook with at most three safe squares between its own king and the
+    /// edge of the board on the king's side.
+    rook_trapped: [1], Pieces, Scalar, (-150, 50) = [ZERO];
     /// A rook on a file without pawns.
     rook_open_file: [1], Pieces, Scalar, (-50, 150) = [ZERO];
     /// A rook on a file without own pawns but with enemy pawns.
@@ -411,6 +430,9 @@ declare_params! {
     king_file: [3], KingSafety, List, (-150, 50) = [ZERO];
     /// Squares of the king's flank on its first five ranks that the enemy attacks (the coefficient is their number).
     king_flank_attacks: [1], KingSafety, Scalar, (-30, 30) = [ZERO];
+    /// Enemy rooks and queens on the king's file and the files beside it
+    /// that hold no own pawn (the coefficient is their number).
+    king_open_file_heavies: [1], KingSafety, Scalar, (-100, 50) = [ZERO];
     /// The king on a flank without pawns of either colour.
     king_pawnless_flank: [1], KingSafety, Scalar, (-150, 50) = [ZERO];
     /// Own pawns, knights and bishops in the own king zone (0–8).
@@ -458,6 +480,12 @@ declare_params! {
     /// (by a pawn, or twice when we attack once): the enemy's pieces are
     /// restricted there (the coefficient is their number).
     restricted: [1], Threats, Scalar, (-30, 30) = [ZERO];
+    /// Enemy pieces and pawns we attack that are not strongly protected and
+    /// that their queen defends (the coefficient is their number).
+    weak_queen_protection: [1], Threats, Scalar, (-50, 100) = [ZERO];
+    /// Enemy pieces and pawns our king attacks that are not strongly
+    /// protected (the coefficient is their number).
+    threat_by_king: [1], Threats, Scalar, (-50, 100) = [ZERO];
     /// A piece that a safe pawn push would attack (and no pawn attacks yet), by piece type.
     threat_by_pawn_push: [6], Threats, Role, (-50, 300) = [ZERO];
     /// Bonus for the side to move.

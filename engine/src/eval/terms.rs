@@ -212,9 +212,10 @@ pub fn evaluate_terms<P: Position, A: Accumulator>(pos: &P, acc: &mut A) -> Tape
     let occupied = board.occupied().0;
 
     material_and_placement(board, acc);
+    let closed = closedness(sides[0].pawns, sides[1].pawns);
     let (white, black) = sides.split_at_mut(1);
-    let danger_white = pieces(board, occupied, &mut white[0], &black[0], acc);
-    let danger_black = pieces(board, occupied, &mut black[0], &white[0], acc);
+    let danger_white = pieces(board, occupied, closed, &mut white[0], &black[0], acc);
+    let danger_black = pieces(board, occupied, closed, &mut black[0], &white[0], acc);
     // Checks need both sides' attack maps, so the danger counts are
     // finished here.
     king_danger(board, occupied, &sides[0], &sides[1], danger_white, acc);
@@ -323,11 +324,26 @@ fn material_and_placement<A: Accumulator>(board: &Board, acc: &mut A) {
     }
 }
 
+/// How closed the pawn structure is, 0 (open) … 8 (closed): the pawns,
+/// plus twice the pawns an enemy pawn blocks, less twice the files without
+/// pawns, over four.
+fn closedness(white_pawns: u64, black_pawns: u64) -> usize {
+    let pawns = white_pawns | black_pawns;
+    let rammed = (forward(Color::White, white_pawns) & black_pawns).count_ones() as i32;
+    let files =
+        (fill_forward(Color::White, fill_backward(Color::White, pawns)) & 0xff).count_ones();
+    let open_files = 8 - files as i32;
+    ((pawns.count_ones() as i32 + 2 * rammed - 2 * open_files) / 4).clamp(0, 8) as usize
+}
+
 /// Mobility, piece placement terms and this side's attack map; returns the
-/// king-danger counts of the attacks on the enemy king zone.
+/// king-danger counts of the attacks on the enemy king zone. Rooks see
+/// through our rooks and queens, bishops through our queens (the batteries
+/// behind them count their attacks).
 fn pieces<A: Accumulator>(
     board: &Board,
     occupied: u64,
+    closed: usize,
     us: &mut Side,
     them: &Side,
     acc: &mut A,
@@ -358,6 +374,10 @@ fn pieces<A: Accumulator>(
             & us.pawn_attacks
             & !fill_forward(!color, pawn_attack_span(!color, them.pawns)),
         enemy_queens: (board.queens() & board.by_color(!color)).0,
+        rook_occupied: occupied & !(rooks | queens).0,
+        bishop_occupied: occupied & !queens.0,
+        blocked_pawns: us.pawns & backward(color, them.pawns),
+        enemy_pawns: them.pawns,
     };
     piece_type_terms(Role::Knight, knights, &mut ctx, us, acc);
     piece_type_terms(Role::Bishop, bishops, &mut ctx, us, acc);
@@ -366,6 +386,14 @@ fn pieces<A: Accumulator>(
     let mut danger = ctx.danger;
     if bishops.more_than_one() {
         acc.add(blocks::bishop_pair.one(), s);
+    }
+    for (n, block) in [
+        (knights.count(), blocks::knight_closedness),
+        (rooks.count(), blocks::rook_closedness),
+    ] {
+        if n != 0 {
+            acc.add(block.at(closed), s * n as i32);
+        }
     }
     if ctx.attackers < 2 && queens.is_empty() {
         // A lone minor or rook near the king is not an attack.
@@ -388,6 +416,13 @@ struct PieceContext {
     /// attackable by an enemy pawn.
     outposts: u64,
     enemy_queens: u64,
+    /// The occupancy rooks see through (without our rooks and queens).
+    rook_occupied: u64,
+    /// The occupancy bishops see through (without our queens).
+    bishop_occupied: u64,
+    /// Our pawns an enemy pawn blocks.
+    blocked_pawns: u64,
+    enemy_pawns: u64,
 }
 
 /// Mobility, attacks and placement terms of every piece of one type;
@@ -409,8 +444,8 @@ fn piece_type_terms<A: Accumulator>(
     for sq in pieces {
         let attacks = match role {
             Role::Knight => knight_attacks(sq).0,
-            Role::Bishop => bishop_attacks(sq, Bitboard(ctx.occupied)).0,
-            Role::Rook => rook_attacks(sq, Bitboard(ctx.occupied)).0,
+            Role::Bishop => bishop_attacks(sq, Bitboard(ctx.bishop_occupied)).0,
+            Role::Rook => rook_attacks(sq, Bitboard(ctx.rook_occupied)).0,
             _ => queen_attacks(sq, Bitboard(ctx.occupied)).0,
         };
         all_attacks |= attacks;
@@ -459,6 +494,14 @@ fn piece_type_terms<A: Accumulator>(
                     if n != 0 {
                         acc.add(blocks::bishop_pawns_same_colour.one(), s * n);
                     }
+                    let n = (ctx.blocked_pawns & colour).count_ones() as i32;
+                    if n != 0 {
+                        acc.add(blocks::bishop_rammed_pawns.one(), s * n);
+                    }
+                    let n = (bishop_attacks(sq, Bitboard(0)).0 & ctx.enemy_pawns).count_ones();
+                    if n != 0 {
+                        acc.add(blocks::bishop_xray_pawns.one(), s * n as i32);
+                    }
                 }
             }
             Role::Rook => {
@@ -473,6 +516,13 @@ fn piece_type_terms<A: Accumulator>(
                 }
                 if file & ctx.enemy_queens != 0 {
                     acc.add(blocks::rook_on_queen_file.one(), s);
+                }
+                let (king_file, rook_file) = (us.king.file(), sq.file());
+                if moves <= 3
+                    && relative_rank(ctx.color, sq) == 0
+                    && (king_file < shakmaty::File::E) == (rook_file < king_file)
+                {
+                    acc.add(blocks::rook_trapped.one(), s);
                 }
             }
             _ => {}
@@ -660,6 +710,18 @@ fn pawn_king_terms<A: Accumulator>(us: &Side, them: &Side, acc: &mut A) -> u64 {
     let enemy_front = them.pawns | sideways(them.pawns);
     let blocked_by_enemy = fill_backward(color, backward(color, enemy_front));
     let passed = pawns & !blocked_by_enemy & !behind_own;
+    let mut candidates = pawns & !passed & !opposed & !behind_own;
+    while candidates != 0 {
+        let bit = candidates & candidates.wrapping_neg();
+        candidates &= candidates - 1;
+        let ahead = fill_forward(color, forward(color, bit));
+        let sentries = (sideways(ahead) & them.pawns).count_ones();
+        let helpers = (sideways(fill_backward(color, bit)) & pawns).count_ones();
+        if helpers >= sentries {
+            let rank = relative_rank(color, Square::new(bit.trailing_zeros()));
+            acc.add(blocks::pawn_candidate.at(rank), s);
+        }
+    }
     let mut rest = passed;
     while rest != 0 {
         let sq = Square::new(rest.trailing_zeros());
@@ -855,6 +917,17 @@ fn king_defence<A: Accumulator>(board: &Board, occupied: u64, us: &Side, them: &
     }
     let diagonal = (board.bishops() | board.queens()).0;
     let straight = (board.rooks() | board.queens()).0;
+    let king_files = sideways(file_mask(us.king)) | file_mask(us.king);
+    let mut open_files = 0;
+    for file in (0..8).map(|f| FILE_A << f) {
+        if file & king_files != 0 && file & us.pawns == 0 {
+            open_files |= file;
+        }
+    }
+    let heavies = (open_files & straight & them.pieces).count_ones() as i32;
+    if heavies != 0 {
+        acc.add(blocks::king_open_file_heavies.one(), s * heavies);
+    }
     let snipers = them.pieces
         & ((bishop_attacks(us.king, Bitboard(0)).0 & diagonal)
             | (rook_attacks(us.king, Bitboard(0)).0 & straight));
@@ -879,6 +952,16 @@ fn pressure<A: Accumulator>(board: &Board, occupied: u64, us: &Side, them: &Side
     let restricted = (them.attacked & us.attacked & !strongly_protected).count_ones() as i32;
     if restricted != 0 {
         acc.add(blocks::restricted.one(), s * restricted);
+    }
+    let enemy_non_king = them.pieces & !(1u64 << them.king as u32);
+    let weak = enemy_non_king & !strongly_protected & us.attacked;
+    for (squares, block) in [
+        (weak & them.attacked_by[4], blocks::weak_queen_protection),
+        (weak & us.attacked_by[5], blocks::threat_by_king),
+    ] {
+        if squares != 0 {
+            acc.add(block.one(), s * squares.count_ones() as i32);
+        }
     }
     let queens = board.queens().0 & them.pieces;
     if queens.count_ones() == 1 {
