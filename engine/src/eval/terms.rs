@@ -330,9 +330,7 @@ fn material_and_placement<A: Accumulator>(board: &Board, acc: &mut A) {
 fn closedness(white_pawns: u64, black_pawns: u64) -> usize {
     let pawns = white_pawns | black_pawns;
     let rammed = (forward(Color::White, white_pawns) & black_pawns).count_ones() as i32;
-    let files =
-        (fill_forward(Color::White, fill_backward(Color::White, pawns)) & 0xff).count_ones();
-    let open_files = 8 - files as i32;
+    let open_files = 8 - (files_of(pawns) & 0xff).count_ones() as i32;
     ((pawns.count_ones() as i32 + 2 * rammed - 2 * open_files) / 4).clamp(0, 8) as usize
 }
 
@@ -422,6 +420,7 @@ struct PieceContext {
     bishop_occupied: u64,
     /// Our pawns an enemy pawn blocks.
     blocked_pawns: u64,
+    /// The enemy's pawns.
     enemy_pawns: u64,
 }
 
@@ -618,6 +617,12 @@ fn fill_backward(color: Color, bb: u64) -> u64 {
     fill_forward(!color, bb)
 }
 
+/// The whole files that hold a square of `bb`.
+#[inline(always)]
+fn files_of(bb: u64) -> u64 {
+    fill_forward(Color::White, fill_backward(Color::White, bb))
+}
+
 #[inline(always)]
 fn sideways(bb: u64) -> u64 {
     ((bb & NOT_FILE_H) << 1) | ((bb & NOT_FILE_A) >> 1)
@@ -662,7 +667,7 @@ fn pawn_king_terms<A: Accumulator>(us: &Side, them: &Side, acc: &mut A) -> u64 {
     let behind_own = fill_backward(color, backward(color, pawns));
     let doubled = pawns & behind_own;
     // Files holding own pawns, and pawns without a neighbour file.
-    let files = fill_backward(color, fill_forward(color, pawns));
+    let files = files_of(pawns);
     let isolated = pawns & !sideways(files);
     // Squares level with or in front of a pawn on an adjacent file: a pawn
     // outside this set has every neighbour ahead of it.
@@ -918,12 +923,7 @@ fn king_defence<A: Accumulator>(board: &Board, occupied: u64, us: &Side, them: &
     let diagonal = (board.bishops() | board.queens()).0;
     let straight = (board.rooks() | board.queens()).0;
     let king_files = sideways(file_mask(us.king)) | file_mask(us.king);
-    let mut open_files = 0;
-    for file in (0..8).map(|f| FILE_A << f) {
-        if file & king_files != 0 && file & us.pawns == 0 {
-            open_files |= file;
-        }
-    }
+    let open_files = king_files & !files_of(us.pawns);
     let heavies = (open_files & straight & them.pieces).count_ones() as i32;
     if heavies != 0 {
         acc.add(blocks::king_open_file_heavies.one(), s * heavies);
