@@ -183,6 +183,13 @@ struct Side {
     king_zone: u64,
 }
 
+impl Side {
+    /// This side's pieces and pawns without its king.
+    fn pieces_but_king(&self) -> u64 {
+        self.pieces & !(1u64 << self.king as u32)
+    }
+}
+
 fn side(board: &Board, color: Color) -> Side {
     let pawns = (board.pawns() & board.by_color(color)).0;
     let king = board
@@ -375,7 +382,6 @@ fn pieces<A: Accumulator>(
         rook_occupied: occupied & !(rooks | queens).0,
         bishop_occupied: occupied & !queens.0,
         blocked_pawns: us.pawns & backward(color, them.pawns),
-        enemy_pawns: them.pawns,
     };
     piece_type_terms(Role::Knight, knights, &mut ctx, us, acc);
     piece_type_terms(Role::Bishop, bishops, &mut ctx, us, acc);
@@ -420,8 +426,6 @@ struct PieceContext {
     bishop_occupied: u64,
     /// Our pawns an enemy pawn blocks.
     blocked_pawns: u64,
-    /// The enemy's pawns.
-    enemy_pawns: u64,
 }
 
 /// Mobility, attacks and placement terms of every piece of one type;
@@ -497,7 +501,8 @@ fn piece_type_terms<A: Accumulator>(
                     if n != 0 {
                         acc.add(blocks::bishop_rammed_pawns.one(), s * n);
                     }
-                    let n = (bishop_attacks(sq, Bitboard(0)).0 & ctx.enemy_pawns).count_ones();
+                    let enemy_pawns = ctx.all_pawns & !us.pawns;
+                    let n = (bishop_attacks(sq, Bitboard(0)).0 & enemy_pawns).count_ones();
                     if n != 0 {
                         acc.add(blocks::bishop_xray_pawns.one(), s * n as i32);
                     }
@@ -863,7 +868,7 @@ fn nearest_square(color: Color, bb: u64) -> Square {
 fn threats<A: Accumulator>(board: &Board, occupied: u64, us: &Side, them: &Side, acc: &mut A) {
     let color = us.color;
     let s = sign(color);
-    let enemy_non_king = them.pieces & !(1u64 << them.king as u32);
+    let enemy_non_king = them.pieces_but_king();
     // Pawn pushes (single, and double from the second rank) to squares no
     // enemy pawn attacks and that are defended or not attacked at all; the
     // pieces they would attack that no pawn attacks yet.
@@ -953,7 +958,7 @@ fn pressure<A: Accumulator>(board: &Board, occupied: u64, us: &Side, them: &Side
     if restricted != 0 {
         acc.add(blocks::restricted.one(), s * restricted);
     }
-    let enemy_non_king = them.pieces & !(1u64 << them.king as u32);
+    let enemy_non_king = them.pieces_but_king();
     let weak = enemy_non_king & !strongly_protected & us.attacked;
     for (squares, block) in [
         (weak & them.attacked_by[4], blocks::weak_queen_protection),
