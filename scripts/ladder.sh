@@ -4,7 +4,7 @@
 # W/D/L, the pentanomial pair counts and Elo with its 95% interval per rung.
 #
 # Usage: scripts/ladder.sh [-g GAMES] [-t TC] [-c CONCURRENCY] [-j RUNGS]
-#                          [-d DIR] [-p PARAMS] [-r REV] [RUNG...]
+#                          [-d DIR] [-p PARAMS] [-r REV] [-P] [RUNG...]
 #   -g  games per rung (default 100; even, every opening with both colours)
 #   -t  time control BASE+INC in seconds (default 10+0.1)
 #   -c  games at once (default 1: no engine shares a core with another game)
@@ -16,6 +16,8 @@
 #   -r  play the engine of git revision REV instead (built in a temporary
 #       worktree outside the checkout): the engine before a change, measured
 #       in the same conditions as after it
+#   -P  play a profile-guided build of the engine (scripts/build-pgo.sh: the
+#       same search, faster); the table then says so
 #   RUNG  any of sf2400 sf2600 toga2 glaurung ethereal (default: all five)
 #
 # A rung whose summary says "complete" is not played again, and a rung that
@@ -32,7 +34,8 @@ rungs_at_once=1
 dir=""
 params=""
 rev=""
-while getopts "g:t:c:j:d:p:r:" opt; do
+pgo=0
+while getopts "g:t:c:j:d:p:r:P" opt; do
     case $opt in
         g) games=$OPTARG ;;
         t) tc=$OPTARG ;;
@@ -41,7 +44,8 @@ while getopts "g:t:c:j:d:p:r:" opt; do
         d) dir=$OPTARG ;;
         p) params=$OPTARG ;;
         r) rev=$OPTARG ;;
-        *) sed -n '2,24p' "$0"; exit 2 ;;
+        P) pgo=1 ;;
+        *) sed -n '2,26p' "$0"; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
@@ -84,6 +88,14 @@ if [ -n "$params" ] && [ -z "$rev" ]; then
     player=(--params-a "$params" --name-a "engine-$(basename "$params" .params)")
     label=$(basename "$params" .params)
 fi
+if [ "$pgo" = 1 ]; then
+    label=$label-pgo
+    # The built-in engine is the match runner's own: run the PGO build.
+    if [ -z "$rev" ]; then
+        scripts/build-pgo.sh -o "$target/pgo"
+        engine=$target/pgo/release/engine
+    fi
+fi
 dir=${dir:-runs/ladder-$label}
 mkdir -p "$dir"
 if [ -n "$rev" ]; then
@@ -95,9 +107,15 @@ if [ -n "$rev" ]; then
         build=$(mktemp -d /tmp/ladder-build.XXXXXX)
         trap 'git worktree remove --force "$build/src" >/dev/null 2>&1 || true; rm -rf "$build"' EXIT
         git worktree add --detach -q "$build/src" "$rev"
-        (cd "$build/src" && CARGO_TARGET_DIR="$build/target" cargo build --release -q -p engine)
+        if [ "$pgo" = 1 ]; then
+            CARGO_TARGET_DIR="$build/target" scripts/build-pgo.sh -C "$build/src" -o "$build/target/pgo"
+            built=$build/target/pgo/release/engine
+        else
+            (cd "$build/src" && CARGO_TARGET_DIR="$build/target" cargo build --release -q -p engine)
+            built=$build/target/release/engine
+        fi
         mkdir -p "$dir/bin"
-        cp "$build/target/release/engine" "$program"
+        cp "$built" "$program"
     fi
     player=(--engine-a "$program" --name-a "engine-$rev")
 fi

@@ -38,3 +38,20 @@ if [ $# -eq 0 ]; then
     }
     echo "pipeline smoke run: ok"
 fi
+
+# The profile-guided build (scripts/build-pgo.sh, about 4 minutes): it must
+# search exactly as the plain build does (the script compares the bench
+# signatures and fails otherwise). Skipped where no llvm-profdata can be had
+# (the toolchain's llvm-tools component is fetched from the Rust
+# distribution server, which a registry-only network may not reach).
+if [ $# -eq 0 ]; then
+    if pgo_log=$(scripts/build-pgo.sh -d 9 -o "$run/pgo" 2>&1); then
+        echo "PGO build: ok ($(tail -1 <<<"$pgo_log"))"
+    elif grep -q "no llvm-profdata\|could not read the profiles" <<<"$pgo_log"; then
+        echo "PGO build: skipped ($(tail -1 <<<"$pgo_log"))"
+    else
+        echo "$pgo_log" >&2
+        echo "PGO build: failed" >&2
+        exit 1
+    fi
+fi
