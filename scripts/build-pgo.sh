@@ -47,7 +47,7 @@ find_profdata() {
     local own
     own="$(rustc --print sysroot)/lib/rustlib/$host/bin/llvm-profdata"
     if [ ! -x "$own" ] && command -v rustup >/dev/null; then
-        rustup component add llvm-tools >/dev/null 2>&1 || true
+        timeout 120 rustup component add llvm-tools >/dev/null 2>&1 || true
     fi
     if [ -x "$own" ]; then
         echo "$own"

@@ -102,7 +102,7 @@ if [ -n "$rev" ]; then
     # The other revision's engine, as an external UCI player, kept in the
     # output folder so that a rerun resumes its rungs with the same program.
     short=$(git rev-parse --short "$rev^{commit}")
-    program=$(cd "$dir" && pwd)/bin/engine-$short
+    program=$(cd "$dir" && pwd)/bin/engine-$short$([ "$pgo" = 0 ] || echo -pgo)
     if [ ! -x "$program" ]; then
         build=$(mktemp -d /tmp/ladder-build.XXXXXX)
         trap 'git worktree remove --force "$build/src" >/dev/null 2>&1 || true; rm -rf "$build"' EXIT
