@@ -18,7 +18,8 @@
 # toolchain's own (`rustup component add llvm-tools`, tried when missing),
 # else `llvm-profdata` on PATH. Prints the signature and the nps of the plain
 # and the PGO build, measured one after the other (wall time: read them on an
-# idle machine).
+# idle machine). Exits with 3 when no usable llvm-profdata can be had, 1 on any
+# other failure.
 set -euo pipefail
 self=$(realpath "$0")
 cd "$(dirname "$self")/.."
@@ -32,11 +33,11 @@ while getopts "no:d:C:" opt; do
         n) native=1 ;;
         o) out=$OPTARG ;;
         d) depth=$OPTARG ;;
-        *) sed -n '2,21p' "$self"; exit 2 ;;
+        *) sed -n '2,22p' "$self"; exit 2 ;;
     esac
 done
 shift $((OPTIND - 1))
-[ $# -eq 0 ] || { sed -n '2,21p' "$self"; exit 2; }
+[ $# -eq 0 ] || { sed -n '2,22p' "$self"; exit 2; }
 
 host=$(rustc -vV | sed -n 's/^host: //p')
 find_profdata() {
@@ -58,7 +59,7 @@ find_profdata() {
 profdata=$(find_profdata)
 if [ -z "$profdata" ]; then
     echo "build-pgo.sh: no llvm-profdata: run 'rustup component add llvm-tools' or set LLVM_PROFDATA" >&2
-    exit 1
+    exit 3
 fi
 
 # RUSTFLAGS replaces the rustflags of .cargo/config.toml, so its target CPU is
@@ -84,23 +85,20 @@ trained=$("$work/target/release/engine" bench "$depth" 2>/dev/null | tail -1 | c
 "$profdata" merge -o "$work/engine.profdata" "$work"/profiles/*.profraw || {
     echo "build-pgo.sh: $profdata could not read the profiles (an LLVM older than rustc's?);" \
         "use the toolchain's: rustup component add llvm-tools" >&2
-    exit 1
+    exit 3
 }
 echo "3/3 optimised build into $out/release/engine"
 RUSTFLAGS="${cpu[*]} -C profile-use=$work/engine.profdata" \
     cargo build --release -q -p engine --bin engine --target-dir "$out"
 
 read -r signature _ nps _ < <("$out/release/engine" bench "$depth" 2>/dev/null | tail -1)
-if [ "$signature" != "$trained" ]; then
-    echo "build-pgo.sh: bench signature $signature differs from the instrumented build's $trained" >&2
-    exit 1
-fi
 plain_target=${CARGO_TARGET_DIR:-target}
 cargo build --release -q -p engine --bin engine
 read -r plain _ plain_nps _ < <("$plain_target/release/engine" bench "$depth" 2>/dev/null | tail -1)
 echo "plain build: bench $depth signature $plain, $plain_nps nps"
 echo "PGO build:   bench $depth signature $signature, $nps nps ($out/release/engine)"
-if [ "$plain" != "$signature" ]; then
-    echo "build-pgo.sh: the PGO build searches differently from the plain one" >&2
+if [ "$plain" != "$signature" ] || [ "$trained" != "$signature" ]; then
+    echo "build-pgo.sh: the builds search differently (bench signatures: plain $plain," \
+        "instrumented $trained, PGO $signature)" >&2
     exit 1
 fi
