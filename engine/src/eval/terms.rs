@@ -190,6 +190,7 @@ impl Side {
     }
 }
 
+#[inline(always)]
 fn side(board: &Board, color: Color) -> Side {
     let pawns = (board.pawns() & board.by_color(color)).0;
     let king = board
@@ -213,6 +214,7 @@ fn side(board: &Board, color: Color) -> Side {
 }
 
 /// Evaluates every term of `pos` into `acc` and returns what the taper needs.
+#[inline(always)]
 pub fn evaluate_terms<P: Position, A: Accumulator>(pos: &P, acc: &mut A) -> TaperInfo {
     let board = pos.board();
     let mut sides = [side(board, Color::White), side(board, Color::Black)];
@@ -312,6 +314,7 @@ fn mop_up<A: Accumulator>(board: &Board, sides: &[Side; 2], acc: &mut A) {
     );
 }
 
+#[inline(always)]
 fn material_and_placement<A: Accumulator>(board: &Board, acc: &mut A) {
     for color in Color::ALL {
         let s = sign(color);
@@ -345,6 +348,7 @@ fn closedness(white_pawns: u64, black_pawns: u64) -> usize {
 /// king-danger counts of the attacks on the enemy king zone. Rooks see
 /// through our rooks and queens, bishops through our queens (the batteries
 /// behind them count their attacks).
+#[inline(always)]
 fn pieces<A: Accumulator>(
     board: &Board,
     occupied: u64,
@@ -537,6 +541,7 @@ fn piece_type_terms<A: Accumulator>(
 
 /// Finishes the king-danger counts of `us` against `them`'s king with the
 /// safe checks and hands them to the accumulator.
+#[inline(always)]
 fn king_danger<A: Accumulator>(
     board: &Board,
     occupied: u64,
@@ -752,6 +757,7 @@ fn pawn_king_terms<A: Accumulator>(us: &Side, them: &Side, acc: &mut A) -> u64 {
 
 /// The terms of `us`'s passed pawns that depend on the pieces: a rook
 /// behind, a free or safe path, a piece on the stop square.
+#[inline(always)]
 fn passed_pawn_terms<A: Accumulator>(
     board: &Board,
     occupied: u64,
@@ -836,6 +842,7 @@ fn king_shelter<A: Accumulator>(us: &Side, them: &Side, acc: &mut A) {
 
 /// Squares of `us`'s king flank, on its first five ranks, that the enemy
 /// attacks.
+#[inline(always)]
 fn king_flank_attacks<A: Accumulator>(us: &Side, them: &Side, acc: &mut A) {
     let flank = KING_FLANK[us.king.file() as usize];
     let camp = relative_ranks_mask(us.color, 0, 4);
@@ -865,6 +872,7 @@ fn nearest_square(color: Color, bb: u64) -> Square {
     }
 }
 
+#[inline(always)]
 fn threats<A: Accumulator>(board: &Board, occupied: u64, us: &Side, them: &Side, acc: &mut A) {
     let color = us.color;
     let s = sign(color);
@@ -913,6 +921,7 @@ fn threats<A: Accumulator>(board: &Board, occupied: u64, us: &Side, them: &Side,
 /// The defence of `us`'s king: pawns and minor pieces in its zone, zone
 /// squares the enemy attacks and we do not defend twice, and our pieces
 /// that alone block an enemy slider's line to it.
+#[inline(always)]
 fn king_defence<A: Accumulator>(board: &Board, occupied: u64, us: &Side, them: &Side, acc: &mut A) {
     let s = sign(us.color);
     let minors = (board.knights() | board.bishops()).0 & us.pieces;
@@ -951,6 +960,7 @@ fn king_defence<A: Accumulator>(board: &Board, occupied: u64, us: &Side, them: &
 /// The pressure of `us` on `them`'s pieces: safe squares from which our
 /// knights, bishops and rooks would attack their only queen, and squares
 /// both sides attack that they do not protect strongly.
+#[inline(always)]
 fn pressure<A: Accumulator>(board: &Board, occupied: u64, us: &Side, them: &Side, acc: &mut A) {
     let s = sign(us.color);
     let strongly_protected = them.pawn_attacks | (them.attacked_twice & !us.attacked_twice);
@@ -994,6 +1004,7 @@ const CENTRE: u64 = 0x0000_0018_1800_0000;
 /// The central files, c to f.
 const CENTRE_FILES: u64 = 0x3c3c_3c3c_3c3c_3c3c;
 
+#[inline(always)]
 fn space<A: Accumulator>(us: &Side, them: &Side, acc: &mut A) {
     let color = us.color;
     let area = CENTRE_FILES & relative_ranks_mask(color, 1, 3);
@@ -1056,6 +1067,7 @@ fn non_pawn_units(board: &Board, color: Color) -> i32 {
         .sum()
 }
 
+#[inline(always)]
 fn taper_info(board: &Board) -> TaperInfo {
     let mut phase = 0;
     for role in Role::ALL {

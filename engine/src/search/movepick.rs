@@ -477,6 +477,7 @@ impl<'a> MovePicker<'a> {
 
     /// Orders moves for the main search; `scores` is its storage (any
     /// content is dropped).
+    #[inline(always)]
     pub fn new(
         moves: &'a mut MoveList,
         scores: &'a mut MoveScores,
@@ -593,6 +594,7 @@ impl<'a> MovePicker<'a> {
     /// The next best move and its class, or `None` when all were returned.
     /// `pos` is the position the moves belong to (for SEE and threats);
     /// `tables` score the quiet moves when their turn comes.
+    #[inline(always)]
     pub fn next_move(&mut self, pos: &Chess, tables: &OrderingTables) -> Option<(Move, MoveClass)> {
         let n = self.moves.len();
         if let Some(h) = self.hash_index.take() {
